@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The mmaemu command-line tool.
+//   mmaemu models [MODEL]        table of models and their rows
+//   mmaemu validate ROOT...      compare models with hardware data
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+#include "validate/validate.h"
+
+namespace {
+
+using namespace mmaemu;
+
+const char* round_name(Round r) {
+  switch (r) {
+    case Round::rne: return "RNE";
+    case Round::rz: return "RZ";
+    case Round::rd: return "RD";
+    case Round::ru: return "RU";
+    case Round::rna: return "RNA";
+  }
+  return "?";
+}
+
+// A short description of how the row sums a block.
+std::string path_name(const ModelRow& r) {
+  switch (r.accum) {
+    case Accumulation::fma_chain: return "IEEE FMA chain";
+    case Accumulation::exact: return "exact sum, c early";
+    case Accumulation::pairwise:
+      return std::string("fp32 pairwise/") + std::to_string(r.pair_group) + ", c last, FTZ";
+    case Accumulation::aligned: break;
+  }
+  std::string s = r.grouping == Grouping::odd_even          ? "odd/even groups, "
+                  : r.grouping == Grouping::pair_interleave ? "pair-interleaved 2x16, "
+                                                            : "aligned, ";
+  switch (r.c_entry) {
+    case CEntry::early: s += "c early"; break;
+    case CEntry::late_rd:
+      s += r.late_rd == LateRd::two_stage ? "c late (RD 32/31)" : "c late (RD 31)";
+      break;
+    case CEntry::late_rne: s += "c late (RNE)"; break;
+    case CEntry::last: s += "c last"; break;
+  }
+  if (r.ignores_c) s += ", C not read";
+  return s;
+}
+
+int cmd_models(const std::vector<std::string>& args) {
+  std::vector<Model> models;
+  try {
+    if (args.empty())
+      for (const Gpu& g : gpus()) models.push_back(*gpu_model(g.name));
+    for (const std::string& a : args) models.push_back(lookup_model(a));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "mmaemu: %s\n", e.what());
+    return 2;
+  }
+  std::printf("%-11s %-28s %-9s %-5s %-11s %3s %3s %4s %-5s %-6s %s\n", "model", "instruction",
+              "input", "out", "m x n x k", "N", "F", "bits", "round", "floor", "path");
+  for (const Model& m : models) {
+    for (const ModelRow& r : m.rows) {
+      char shape[32], floor[16];
+      std::snprintf(shape, sizeof shape, "%dx%dx%d", r.m, r.n, r.k);
+      if (r.align_floor == kNoFloor || r.accum != Accumulation::aligned)
+        std::snprintf(floor, sizeof floor, "-");
+      else
+        std::snprintf(floor, sizeof floor, "%d", r.align_floor);
+      const bool aligned = r.accum == Accumulation::aligned;
+      std::printf("%-11s %-28s %-9s %-5s %-11s %3d %3s %4d %-5s %-6s %s\n", m.name.c_str(),
+                  r.instr, info(r.in).name, info(r.out).name, shape,
+                  r.accum == Accumulation::fma_chain ? 1 : r.block,
+                  aligned ? std::to_string(r.frac_bits).c_str() : "-", r.result_frac_bits(),
+                  r.accum == Accumulation::aligned ? round_name(r.final_round) : "RNE", floor,
+                  path_name(r).c_str());
+    }
+  }
+  std::printf("\nN: products per block; F: fraction bits of the alignment window; bits: "
+              "fraction bits of the result.\nAliases:");
+  for (const Gpu& g : gpus())
+    if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
+  std::printf("\n");
+  return 0;
+}
+
+int cmd_validate(const std::vector<std::string>& args) {
+  std::vector<std::string> roots;
+  std::string errata_file;
+  bool bad_option = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--errata" && i + 1 < args.size()) errata_file = args[++i];
+    else if (args[i].rfind("--", 0) == 0) bad_option = true;
+    else roots.push_back(args[i]);
+  }
+  if (roots.empty() || bad_option) {
+    std::fprintf(stderr, "usage: mmaemu validate [--errata FILE] ROOT...\n");
+    return 2;
+  }
+  try {
+    validate::Errata errata;
+    if (!errata_file.empty()) errata = validate::Errata::load(errata_file);
+    return validate::run(roots, std::cout, errata_file.empty() ? nullptr : &errata) ? 1 : 0;
+  } catch (const validate::DataError& e) {
+    std::cout.flush();
+    std::fprintf(stderr, "mmaemu validate: %s\n", e.what());
+    return 2;
+  }
+}
+
+void usage(FILE* f) {
+  std::fprintf(f,
+               "usage: mmaemu <command> [args]\n"
+               "  models [MODEL...]   list the models (every registered GPU by default)\n"
+               "  validate [--errata FILE] ROOT...\n"
+               "                      compare the models with data in ROOT/<GPU>/<format>/;\n"
+               "                      FILE lists reference samples known to be wrong\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "models") return cmd_models(args);
+  if (cmd == "validate") return cmd_validate(args);
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    usage(stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "mmaemu: unknown command '%s'\n", cmd.c_str());
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Number formats: descriptors, decoding to (sign, integer significand,
+// exponent) and correctly rounded encoding from exact values.
+//
+// Every value handled by libmmaemu is a bit pattern in a container
+// (uint64_t holds all of them). No host floating-point type is used to
+// represent a format value; the host's float/double appear only in the
+// IEEE-exact paths (fp32/fp64 FMA chains, CDNA2 fp32 additions).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace mmaemu {
+
+/// Storage formats. The fnuz formats are AMD's MI300 "fp8" (e4m3fnuz) and
+/// "bf8" (e5m2fnuz): no Inf, one NaN (0x80), no -0, bias one higher.
+enum class Fmt : uint8_t {
+  fp64,
+  fp32,
+  tf32,  // NVIDIA tf32 = AMD xf32: fp32 container, 10 fraction bits used
+  bf16,
+  fp16,
+  e4m3,      // OCP E4M3 ("fn"): NaN = S.1111.111, no Inf, max 448
+  e5m2,      // OCP E5M2: IEEE-like Inf/NaN, max 57344
+  e4m3fnuz,  // AMD fp8
+  e5m2fnuz,  // AMD bf8
+};
+inline constexpr int kFmtCount = 9;
+
+/// How a format encodes Inf and NaN.
+enum class Specials : uint8_t {
+  ieee,    // all-ones exponent: Inf (fraction 0) or NaN
+  e4m3fn,  // no Inf; S.1111.111 is NaN, the rest of exponent 1111 is finite
+  fnuz,    // no Inf, no -0; 1.0000.000 (0x80) is the only NaN
+};
+
+/// Rounding of an exact value to a format.
+enum class Round : uint8_t {
+  rne,  // to nearest, ties to even
+  rz,   // toward zero (truncation of the magnitude)
+  rd,   // toward -infinity
+  ru,   // toward +infinity
+  rna,  // to nearest, ties away from zero (CUDA __float_to_tf32)
+};
+
+/// What happens to a value beyond the largest finite number.
+enum class Overflow : uint8_t {
+  ieee,      // IEEE 754: RNE/RNA -> Inf; RZ/RD/RU -> Inf or max finite by
+             // direction. Formats without Inf give NaN instead of Inf.
+  inf,       // always +-Inf, even for RZ (what matrix units do, PN 4.2.1)
+  saturate,  // +-max finite (CUDA __NV_SATFINITE)
+};
+
+struct FormatInfo {
+  Fmt id;
+  const char* name;  // canonical lower-case name
+  int width;         // container bits (tf32 lives in 32)
+  int exp_bits;
+  int man_bits;  // fraction bits
+  int bias;
+  int frac_shift;  // zero bits below the fraction in the container (tf32: 13)
+  Specials specials;
+
+  constexpr int emin() const { return 1 - bias; }
+  /// Exponent of the largest finite value.
+  constexpr int emax() const {
+    return specials == Specials::ieee ? (1 << exp_bits) - 2 - bias
+                                      : (1 << exp_bits) - 1 - bias;
+  }
+};
+
+const FormatInfo& info(Fmt f);
+
+/// Parses a format name (case-insensitive; aliases such as "half",
+/// "binary16", "bfloat16", "xf32", "fp8"/"bf8" = the fnuz formats).
+std::optional<Fmt> parse_fmt(std::string_view name);
+
+// ---------------------------------------------------------------------------
+// Decoding
+
+enum class Class : uint8_t { zero, finite, inf, nan };
+
+/// A decoded value: (-1)^neg * sig * 2^exp for finite values.
+///
+/// For a finite nonzero x the block-FMA decomposition of the papers,
+/// x = m * 2^e with e = max(floor(log2|x|), emin), is obtained as
+///   e = exp + man_bits,  |m| = sig / 2^man_bits
+/// because a normal number has sig = 1.fff (hidden bit set) and a
+/// subnormal one has sig = 0.fff at the clamped exponent emin.
+struct Unpacked {
+  Class cls;
+  bool neg;
+  int exp;
+  uint64_t sig;
+};
+
+Unpacked decode(Fmt f, uint64_t bits);
+
+inline bool is_nan(Fmt f, uint64_t bits) { return decode(f, bits).cls == Class::nan; }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+/// The canonical quiet NaN of a format (positive where the format has a sign).
+uint64_t default_nan(Fmt f);
+uint64_t inf_bits(Fmt f, bool neg);  // precondition: format has Inf
+uint64_t max_finite_bits(Fmt f, bool neg);
+uint64_t zero_bits(Fmt f, bool neg);  // fnuz: always 0x00
+
+/// Rounds the exact value (-1)^neg * mag * 2^exp to format f.
+///
+/// `sticky` says that the true value has further nonzero bits below the
+/// last bit of `mag` (a "jammed" value as in SoftFloat); mag need not be
+/// normalised. `prec` overrides the number of fraction bits kept (the
+/// fp8 units of Ada/Hopper deliver fp32 results with 13 fraction bits); the
+/// result is stored in f's container with the dropped bits zero.
+/// Subnormal results are produced; a zero result keeps the sign `neg`.
+uint64_t round_pack(Fmt f, bool neg, uint64_t mag, int exp, bool sticky, Round r,
+                    Overflow ov, int prec = -1);
+
+/// Converts a value between formats with the given rounding. NaN becomes the
+/// target's default NaN (sign kept where the target has one); Inf becomes Inf,
+/// or NaN/max finite for formats without Inf according to `ov`.
+uint64_t convert(Fmt from, Fmt to, uint64_t bits, Round r, Overflow ov = Overflow::ieee);
+
+/// Widens a finite or special value exactly into fp32 / fp64 bits.
+uint32_t to_fp32_bits(Fmt f, uint64_t bits);
+uint64_t to_fp64_bits(Fmt f, uint64_t bits);
+
+}  // namespace mmaemu

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The generic block-FMA model: one record lists every implementation-defined
+// choice of a matrix unit (spec §1, §8). Models are rows of data; the
+// reference engine (src/ref) reads the fields and never a GPU name.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+#include "formats/format.h"
+
+namespace mmaemu {
+
+/// How one product a_i*b_i is formed (spec §2.3, §2.8).
+enum class ProductForm : uint8_t {
+  denormalised,  // exact m_a*m_b at exponent e_a+e_b, |m| may be in [2,4)
+  normalised,    // exact, renormalised to [1,2)
+  fp32_rne,      // rounded to fp32 with RNE (CDNA2)
+};
+
+/// How the terms of one block are summed.
+enum class Accumulation : uint8_t {
+  aligned,   // align to the largest exponent, truncate each term to F
+             // fraction bits, exact integer sum (NVIDIA, CDNA3)
+  exact,     // exact (Kulisch) sum, one rounding (CDNA1)
+  pairwise,  // binary tree of fp32 RNE additions (CDNA2)
+  fma_chain, // d = fma(a_i, b_i, d) in IEEE arithmetic, i = 1..k (SFMA, DMMA)
+};
+
+/// Where the accumulator c enters a block.
+enum class CEntry : uint8_t {
+  early,     // a term of the block's sum (NVIDIA, CDNA1)
+  late_rd,   // added after the product sum with round-down alignment (CDNA3)
+  late_rne,  // added after the whole instruction by one RNE addition in the
+             // output format (fp8 mma.sync on Hopper/Blackwell, spec §2.12)
+  last,      // RNE32(c + tree) (CDNA2 pairwise)
+};
+
+/// How the products of one block are split before summation.
+enum class Grouping : uint8_t {
+  contiguous,       // one group
+  odd_even,         // positions 0,2,4,.. and 1,3,5,.. aligned separately,
+                    // combined with round-down (CDNA3 fp8)
+  pair_interleave,  // two chained sub-blocks {0,1,4,5,..} then {2,3,6,7,..}
+                    // (HMMA fp8 path, spec §2.12)
+};
+
+/// Rounding of the late-c alignment when c dominates (spec §2.6).
+enum class LateRd : uint8_t {
+  two_stage,     // PA Algorithm 1: RD to 32 bits, normalise, RD to 31 (hardware)
+  single_stage,  // RD to 31 bits relative to c (MATLAB toolbox and MMA-Sim)
+};
+
+/// Sign of values flushed to zero by FTZ.
+enum class FlushSign : uint8_t { positive, keep };
+
+inline constexpr int kNoFloor = INT_MIN;
+
+/// One (GPU family, instruction, input format, output format) row.
+struct ModelRow {
+  // --- identity -----------------------------------------------------------
+  const char* family = "";  // "hopper", "cdna3", ... (GPUs name their family)
+  const char* instr = "";   // instruction as the vendor ISA names it
+  Fmt in = Fmt::fp16;  // format of A and B
+  Fmt out = Fmt::fp32; // format of C and D
+  int m = 16, n = 8, k = 16;  // instruction shape
+
+  // --- block FMA ----------------------------------------------------------
+  bool inputs_as_fp16 = false;  // A, B converted exactly to fp16 before the
+                                // unit reads them (fp8 mma.sync on Hopper and
+                                // B200 runs as fp16 HMMA, spec §2.12)
+  int block = 1;          // N_FMA: products fused per block (per group set)
+  int frac_bits = 23;     // F: fraction bits of the alignment window
+  int out_frac_bits = -1; // fraction bits of the result (-1: the format's)
+  ProductForm product = ProductForm::denormalised;
+  Accumulation accum = Accumulation::aligned;
+  CEntry c_entry = CEntry::early;
+  Grouping grouping = Grouping::contiguous;
+  LateRd late_rd = LateRd::two_stage;
+  int late_c_cutoff = -1; // late_rd: c more than this many binades below the
+                          // product sum is dropped, not rounded (-1: never)
+  int pair_group = 4;     // pairwise: products per tree (4, or 2 for CDNA2
+                          // bf16 without _1k)
+  int align_floor = kNoFloor;  // lowest alignment exponent (kNoFloor: none)
+  bool zero_c_is_term = false;  // c = 0 takes part in alignment with exponent
+                          // zero_c_exp (CDNA3); otherwise it is ignored
+  int zero_c_exp = -126;
+  Round final_round = Round::rz;  // rounding of each block result to `out`
+  Round late_round = Round::rne;  // rounding of the late_rne addition
+
+  // --- exceptional cases --------------------------------------------------
+  bool in_subnormals = true;   // false: subnormal a_i, b_i read as zero
+  bool out_subnormals = true;  // false: subnormal c, products and results -> 0
+  FlushSign flush_sign = FlushSign::positive;
+  bool product_overflow = false;  // |a_i*b_i| >= 2^128 gives +-Inf (NaN if both signs)
+  uint32_t nan32 = 0x7FFFFFFFu;   // NaN produced for fp32 results
+  uint16_t nan16 = 0x7FFF;        // NaN produced for fp16 results
+
+  // --- provenance ---------------------------------------------------------
+  bool ignores_c = false;     // instruction variant with D = A*B (wgmma scale-d=0)
+  bool gemm_default = true;   // the row a GEMM uses for (family, in, out)
+  bool data_source = true;    // the instruction that produced the public data
+  const char* note = "";
+
+  int result_frac_bits() const { return out_frac_bits < 0 ? info(out).man_bits : out_frac_bits; }
+};
+
+/// A GPU: its names and the families whose rows it uses.
+struct Gpu {
+  const char* name;       // canonical: "H100"
+  const char* aliases;    // space separated, case-insensitive: "sm_90 hopper"
+  const char* families;   // space separated families whose rows it has
+  const char* vendor;     // "NVIDIA" or "AMD"
+  const char* overrides;  // custom-model overrides applied to every row
+                          // ("round=rne" for the B200-RN variant), or ""
+  const char* note;
+};
+
+/// A model: a GPU (or a custom variant) with its rows.
+struct Model {
+  std::string name;
+  const Gpu* gpu = nullptr;  // null for custom models without a base
+  std::vector<ModelRow> rows;
+
+  /// The row a GEMM uses for (in, out), or null if unsupported.
+  const ModelRow* find(Fmt in, Fmt out) const;
+  /// The row that produced public hardware data for (in, out), else find().
+  const ModelRow* find_data_source(Fmt in, Fmt out) const;
+  /// The row of a named instruction ("mma.sync", "wgmma", "tcgen05.mma",
+  /// "wmma" = mma.sync, or a prefix of the row's instruction) for (in, out).
+  const ModelRow* find_instr(std::string_view instr, Fmt in, Fmt out) const;
+};
+
+/// All registered GPUs and all rows.
+const std::vector<Gpu>& gpus();
+const std::vector<ModelRow>& rows();
+
+/// Applies "key=value,key=value" overrides to a row (custom models).
+/// Throws std::invalid_argument naming the bad key or value.
+void apply_overrides(ModelRow& row, std::string_view overrides);
+
+/// Builds the model of a registered GPU (nullptr if `name` is unknown).
+std::optional<Model> gpu_model(std::string_view name);
+
+/// Looks up a model by name, alias or custom specification
+/// ("custom:base=B200,round=rne"). Throws std::invalid_argument with a message
+/// that lists the valid names.
+Model lookup_model(const std::string& spec);
+
+/// A comma-separated list of every valid model name (for error messages).
+std::string valid_model_names();
+
+}  // namespace mmaemu

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The reference block-FMA engine (spec §2). Plain integer arithmetic, one
+// function per step of the papers' algorithms; speed is not a goal here.
+#include "ref/reference.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <climits>
+#include <vector>
+
+#include "ref/wide_accumulator.h"
+
+namespace mmaemu::ref {
+namespace {
+
+// A finite nonzero term of a block: (-1)^neg * sig * 2^(e - frac).
+// |m| = sig / 2^frac is the significand of the papers' decomposition
+// x = m * 2^e, e.g. a normal fp16 value has frac = 10 and 1 <= |m| < 2.
+struct Term {
+  bool neg;
+  int e;
+  uint64_t sig;
+  int frac;
+};
+
+int bit_length(uint64_t x) { return 64 - std::countl_zero(x); }
+
+// Exponent of the leading one of a term's value.
+int lead_exp(const Term& t) { return t.e - t.frac + bit_length(t.sig) - 1; }
+
+Term term_of(Fmt f, const Unpacked& u) {
+  const int man = info(f).man_bits;
+  return {u.neg, u.exp + man, u.sig, man};
+}
+
+bool is_subnormal(Fmt f, const Unpacked& u) {
+  return u.cls == Class::finite && u.sig < (1ull << info(f).man_bits);
+}
+
+uint64_t nan_of(const ModelRow& row, Fmt f) {
+  switch (f) {
+    case Fmt::fp32: return row.nan32;
+    case Fmt::fp16: return row.nan16;
+    case Fmt::fp64: {  // the vendor's fp32 pattern, widened: sign, all-ones or quiet
+      const bool all_ones = (row.nan32 & 0x7FFFFFu) == 0x7FFFFFu;
+      return (static_cast<uint64_t>(row.nan32 >> 31) << 63) | 0x7FF0000000000000ull |
+             (all_ones ? 0xFFFFFFFFFFFFFull : 1ull << 51);
+    }
+    default: return default_nan(f);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Special values (spec §2.10): decided over one step before any arithmetic.
+//   any NaN input, 0 * Inf, or +Inf and -Inf together -> NaN (NaN first);
+//   otherwise an infinite product or c -> that infinity.
+
+struct Special {
+  bool hit = false;
+  uint64_t bits = 0;
+};
+
+Special specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
+                 const uint64_t* b, const Unpacked& c) {
+  bool nan = c.cls == Class::nan, pos = false, neg = false;
+  auto note_inf = [&](bool n) { (n ? neg : pos) = true; };
+  if (c.cls == Class::inf) note_inf(c.neg);
+  for (std::size_t i = 0; i < k; ++i) {
+    const Unpacked x = decode(in, a[i]), y = decode(in, b[i]);
+    if (x.cls == Class::nan || y.cls == Class::nan) nan = true;
+    if (x.cls == Class::inf || y.cls == Class::inf) {
+      if (x.cls == Class::zero || y.cls == Class::zero) nan = true;
+      else note_inf(x.neg != y.neg);
+    }
+  }
+  if (nan || (pos && neg)) return {true, nan_of(row, row.out)};
+  if (pos || neg) return {true, inf_bits(row.out, neg)};
+  return {};
+}
+
+// The products a_i*b_i of one step as the unit forms them (spec §2.3).
+// Zero products are dropped: they never take part in the alignment.
+// `index` keeps each product's k position (for odd/even and pair grouping).
+struct Product {
+  Term t;
+  std::size_t index;
+};
+
+std::vector<Product> products(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
+                              const uint64_t* b) {
+  std::vector<Product> ps;
+  for (std::size_t i = 0; i < k; ++i) {
+    const Unpacked x = decode(in, a[i]), y = decode(in, b[i]);
+    if (x.cls != Class::finite || y.cls != Class::finite) continue;
+    if (!row.in_subnormals && (is_subnormal(in, x) || is_subnormal(in, y))) continue;
+    const Term tx = term_of(in, x), ty = term_of(in, y);
+    Term p{tx.neg != ty.neg, tx.e + ty.e, tx.sig * ty.sig, tx.frac + ty.frac};
+    if (row.product == ProductForm::normalised && p.sig >> (p.frac + 1)) {
+      ++p.frac;  // m in [2,4) -> m/2 in [1,2), exponent + 1: same value
+      ++p.e;
+    }
+    ps.push_back({p, i});
+  }
+  return ps;
+}
+
+// CDNA2/CDNA3 product overflow (spec §2.2 step 5): |p| >= 2^128 gives the
+// product's signed infinity, or NaN when such products have both signs.
+Special product_overflow(const ModelRow& row, const std::vector<Product>& ps) {
+  bool pos = false, neg = false;
+  for (const Product& p : ps)
+    if (lead_exp(p.t) >= 128) (p.t.neg ? neg : pos) = true;
+  if (pos && neg) return {true, nan_of(row, row.out)};
+  if (pos || neg) return {true, inf_bits(row.out, neg)};
+  return {};
+}
+
+// The accumulator as a term: from its fp32 encoding even for fp16 outputs
+// (spec §2.4 step 2), so a subnormal fp32 c has exponent -126.
+std::optional<Term> c_term(Fmt out, uint64_t c) {
+  const Fmt wide = out == Fmt::fp16 ? Fmt::fp32 : out;
+  const Unpacked u = decode(wide, out == Fmt::fp16 ? to_fp32_bits(out, c) : c);
+  if (u.cls != Class::finite) return std::nullopt;
+  return term_of(wide, u);
+}
+
+// ---------------------------------------------------------------------------
+// Aligned summation (spec §2.4 steps 3-5).
+//
+//   2^E                    2^(E-F)
+//    |                        |
+//   II.FFFFFFFFFFFFFFFFFFFFFFFFF|xxxx   each term placed in a window of
+//                               ^cut  2 integer and F fraction bits
+//                                     relative to the largest exponent E;
+//                                     bits below are truncated per term
+//                                     (sign-magnitude), no guard or sticky.
+
+// |m_t| * 2^(F - (E - e_t)), truncated toward zero.
+uint64_t align(const Term& t, int E, int F) {
+  const int sh = F - t.frac - (E - t.e);
+  if (sh >= 0) {
+    assert(bit_length(t.sig) + sh < 63);
+    return t.sig << sh;
+  }
+  return -sh >= 64 ? 0 : t.sig >> -sh;
+}
+
+// A partial sum: value = S * 2^(E - F). `empty` when no term was present.
+struct Partial {
+  bool empty = true;
+  int E = 0;
+  int64_t S = 0;
+};
+
+Partial align_sum(const std::vector<Term>& ts, int F, int floor, std::optional<int> extra_e = {}) {
+  Partial p;
+  if (ts.empty() && !extra_e) return p;
+  p.empty = false;
+  p.E = extra_e ? *extra_e : INT_MIN;
+  for (const Term& t : ts) p.E = std::max(p.E, t.e);
+  p.E = std::max(p.E, floor);
+  for (const Term& t : ts) {
+    const int64_t s = static_cast<int64_t>(align(t, p.E, F));
+    p.S += t.neg ? -s : s;
+  }
+  return p;
+}
+
+// Signed floor(x / 2^d): the round-down alignment of CDNA3.
+int64_t shift_rd(int64_t x, int d) {
+  if (d <= 0) return x;
+  if (d >= 63) return x < 0 ? -1 : 0;
+  return x >> d;  // arithmetic shift = floor for negative x (C++20)
+}
+
+// Flushes a result below the normal range when the unit has no subnormal
+// outputs.
+uint64_t flush_out(const ModelRow& row, uint64_t bits) {
+  if (row.out_subnormals) return bits;
+  const Unpacked u = decode(row.out, bits);
+  if (is_subnormal(row.out, u))
+    return zero_bits(row.out, row.flush_sign == FlushSign::keep && u.neg);
+  return bits;
+}
+
+// Rounds S * 2^(E - F) to the output format; an exact zero gives +0.
+uint64_t round_partial(const ModelRow& row, int64_t S, int lsb_exp, Round r) {
+  if (S == 0) return zero_bits(row.out, false);
+  const uint64_t mag = S < 0 ? static_cast<uint64_t>(-S) : static_cast<uint64_t>(S);
+  return flush_out(row, round_pack(row.out, S < 0, mag, lsb_exp, false, r, Overflow::inf,
+                                   row.result_frac_bits()));
+}
+
+// One fused block with c early (NVIDIA, spec §2.4): the terms are the
+// products and c, unless c = 0 (which then does not move the alignment,
+// or does at zero_c_exp when zero_c_is_term).
+uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64_t c) {
+  const Unpacked cu = decode(row.out, c);
+  if (cu.cls == Class::nan) return nan_of(row, row.out);
+  if (cu.cls == Class::inf) return c;
+  std::vector<Term> ts = prods;
+  std::optional<int> zero_c;
+  if (auto t = c_term(row.out, c)) ts.push_back(*t);
+  else if (row.zero_c_is_term && !ts.empty()) zero_c = row.zero_c_exp;
+  if (ts.empty()) return zero_bits(row.out, false);  // empty block: +0
+  const Partial p = align_sum(ts, row.frac_bits, row.align_floor, zero_c);
+  return round_partial(row, p.S, p.E - row.frac_bits, row.final_round);
+}
+
+// Combines the odd and even groups of CDNA3 fp8 (spec §2.7 step 4): the
+// group with the smaller exponent is shifted to the larger one and rounded
+// down at F fraction bits.
+Partial combine_rd(const Partial& x, const Partial& y) {
+  if (x.empty) return y;
+  if (y.empty) return x;
+  Partial p;
+  p.empty = false;
+  p.E = std::max(x.E, y.E);
+  p.S = shift_rd(x.S, p.E - x.E) + shift_rd(y.S, p.E - y.E);
+  return p;
+}
+
+// c added after the product sum with round-down alignment (CDNA3, spec §2.6).
+//
+// Products dominate (E_p >= e_c): c is rounded down to the F-bit grid of
+// 2^E_p, added exactly, and the sum rounded once (RNE).
+// c dominates (E_p < e_c):
+//   two_stage (PA Algorithm 1, the hardware): the product sum is rounded
+//     down to F+8 = 32 fraction bits relative to 2^e_c, added to c, the sum
+//     normalised (never below 2^-126) and rounded down to 31 fraction bits
+//     below its leading one; then RNE.
+//   single_stage (toolbox, MMA-Sim): both at F+7 = 31 bits relative to 2^e_c.
+uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c) {
+  const int F = row.frac_bits;
+  const std::optional<Term> ct = c_term(row.out, c);
+  if (P.empty && !ct) return zero_bits(row.out, false);
+  if (!ct && !row.zero_c_is_term)
+    return round_partial(row, P.S, P.E - F, row.final_round);
+  if (P.empty) return round_partial(row, ct->neg ? -int64_t(ct->sig) : int64_t(ct->sig),
+                                    ct->e - ct->frac, row.final_round);
+  const int e_c = ct ? ct->e : row.zero_c_exp;
+  int64_t s_c = ct ? static_cast<int64_t>(ct->sig) << (F - ct->frac) : 0;  // F fraction bits
+  if (ct && ct->neg) s_c = -s_c;
+  if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) s_c = 0;
+
+  if (P.E >= e_c) {
+    const int64_t S = P.S + shift_rd(s_c, P.E - e_c);
+    return round_partial(row, S, P.E - F, row.final_round);
+  }
+  const int d = e_c - P.E;
+  if (row.late_rd == LateRd::single_stage) {
+    const int64_t S = shift_rd(P.S * (int64_t{1} << 7), d) + s_c * (int64_t{1} << 7);
+    return round_partial(row, S, e_c - F - 7, row.final_round);
+  }
+  int64_t S = shift_rd(P.S * (int64_t{1} << 8), d) + s_c * (int64_t{1} << 8);
+  int lsb = e_c - F - 8;  // 32 fraction bits relative to 2^e_c
+  if (S != 0) {
+    const uint64_t mag = S < 0 ? static_cast<uint64_t>(-S) : static_cast<uint64_t>(S);
+    const int lead = std::max(lsb + bit_length(mag) - 1, -126);
+    const int cut = (lead - 31) - lsb;  // bits to drop for 31 fraction bits
+    if (cut > 0) {
+      S = shift_rd(S, cut);
+      lsb += cut;
+    }
+  }
+  return round_partial(row, S, lsb, row.final_round);
+}
+
+std::vector<Term> terms_where(const std::vector<Product>& ps, bool (*keep)(std::size_t)) {
+  std::vector<Term> ts;
+  for (const Product& p : ps)
+    if (keep(p.index)) ts.push_back(p.t);
+  return ts;
+}
+
+// Exact two-operand addition in the output format (the late c of §2.12).
+uint64_t add_round(const ModelRow& row, uint64_t x, uint64_t y, Round r) {
+  const Unpacked u = decode(row.out, x), v = decode(row.out, y);
+  if (u.cls == Class::nan || v.cls == Class::nan) return nan_of(row, row.out);
+  if (u.cls == Class::inf && v.cls == Class::inf && u.neg != v.neg) return nan_of(row, row.out);
+  if (u.cls == Class::inf) return x;
+  if (v.cls == Class::inf) return y;
+  WideAccumulator acc;
+  if (u.cls == Class::finite) acc.add(u.neg, u.sig, u.exp);
+  if (v.cls == Class::finite) acc.add(v.neg, v.sig, v.exp);
+  // IEEE: x + (-x) = +0 (-0 for RD); -0 + -0 = -0.
+  const bool zero_neg = (u.cls == Class::zero && v.cls == Class::zero) ? (u.neg && v.neg)
+                                                                        : r == Round::rd;
+  return flush_out(row, acc.round(row.out, r, Overflow::inf, zero_neg, row.result_frac_bits()));
+}
+
+// ---------------------------------------------------------------------------
+// One step of each accumulation kind.
+
+uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+                      uint64_t c) {
+  const Fmt in = row.inputs_as_fp16 ? Fmt::fp16 : row.in;
+  std::vector<uint64_t> wa, wb;
+  if (row.inputs_as_fp16) {  // exact widening of fp8 to fp16
+    for (std::size_t i = 0; i < k; ++i) {
+      wa.push_back(convert(row.in, Fmt::fp16, a[i], Round::rne));
+      wb.push_back(convert(row.in, Fmt::fp16, b[i], Round::rne));
+    }
+    a = wa.data();
+    b = wb.data();
+  }
+  const Unpacked cu = decode(row.out, c);
+  if (Special s = specials(row, in, k, a, b, cu); s.hit) return s.bits;
+  if (!row.out_subnormals && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
+
+  const std::vector<Product> ps = products(row, in, k, a, b);
+  if (row.product_overflow)
+    if (Special s = product_overflow(row, ps); s.hit) return s.bits;
+
+  switch (row.c_entry) {
+    case CEntry::early:
+    case CEntry::last:
+    case CEntry::late_rne: {
+      const bool early = row.c_entry == CEntry::early;
+      const uint64_t c0 = early ? c : zero_bits(row.out, false);
+      uint64_t t;
+      if (row.grouping == Grouping::pair_interleave) {
+        // Positions {0,1,4,5,...} then {2,3,6,7,...}, chained through the
+        // output format (spec §2.12 steps 2-4).
+        const uint64_t t1 = fused_early(row, terms_where(ps, [](std::size_t i) { return i % 4 < 2; }), c0);
+        t = fused_early(row, terms_where(ps, [](std::size_t i) { return i % 4 >= 2; }), t1);
+      } else {
+        std::vector<Term> ts;
+        for (const Product& p : ps) ts.push_back(p.t);
+        t = fused_early(row, ts, c0);
+      }
+      return early ? t : add_round(row, t, c, row.late_round);
+    }
+    case CEntry::late_rd: {
+      Partial P;
+      if (row.grouping == Grouping::odd_even) {
+        const Partial even = align_sum(terms_where(ps, [](std::size_t i) { return i % 2 == 0; }),
+                                       row.frac_bits, row.align_floor);
+        const Partial odd = align_sum(terms_where(ps, [](std::size_t i) { return i % 2 == 1; }),
+                                      row.frac_bits, row.align_floor);
+        P = combine_rd(even, odd);
+      } else {
+        std::vector<Term> ts;
+        for (const Product& p : ps) ts.push_back(p.t);
+        P = align_sum(ts, row.frac_bits, row.align_floor);
+      }
+      return late_rd_add(row, P, c);
+    }
+  }
+  return 0;
+}
+
+// CDNA1 (spec §2.8 K): c and the block's products summed exactly, one RNE.
+uint64_t exact_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+                    uint64_t c) {
+  const Unpacked cu = decode(row.out, c);
+  if (Special s = specials(row, row.in, k, a, b, cu); s.hit) return s.bits;
+  const std::vector<Product> ps = products(row, row.in, k, a, b);
+  if (row.product_overflow)
+    if (Special s = product_overflow(row, ps); s.hit) return s.bits;
+  WideAccumulator acc;
+  bool any = false;
+  for (const Product& p : ps) {
+    acc.add(p.t.neg, p.t.sig, p.t.e - p.t.frac);
+    any = true;
+  }
+  if (cu.cls == Class::finite && (row.out_subnormals || !is_subnormal(row.out, cu))) {
+    acc.add(cu.neg, cu.sig, cu.exp);
+    any = true;
+  }
+  if (!any) return zero_bits(row.out, false);
+  return flush_out(row, acc.round(row.out, row.final_round, Overflow::inf, false,
+                                  row.result_frac_bits()));
+}
+
+// IEEE operations in the output format for the pairwise and FMA paths. NaN
+// results are canonicalised by the caller.
+struct Ieee {
+  const ModelRow& row;
+  Fmt f;
+
+  uint64_t flush(uint64_t x, bool keep_sign) const {
+    const Unpacked u = decode(f, x);
+    if (!row.out_subnormals && is_subnormal(f, u)) return zero_bits(f, keep_sign && u.neg);
+    return x;
+  }
+  // x*y + z, one rounding (x, y in format `in`; z in f).
+  uint64_t fma(Fmt in, uint64_t x, uint64_t y, uint64_t z) const {
+    const Unpacked u = decode(in, x), v = decode(in, y), w = decode(f, z);
+    if (u.cls == Class::nan || v.cls == Class::nan || w.cls == Class::nan) return default_nan(f);
+    const bool pneg = u.neg != v.neg;
+    if (u.cls == Class::inf || v.cls == Class::inf) {
+      if (u.cls == Class::zero || v.cls == Class::zero) return default_nan(f);
+      if (w.cls == Class::inf && w.neg != pneg) return default_nan(f);
+      return inf_bits(f, pneg);
+    }
+    if (w.cls == Class::inf) return z;
+    WideAccumulator acc;
+    if (u.cls == Class::finite && v.cls == Class::finite)
+      acc.add(pneg, static_cast<unsigned __int128>(u.sig) * v.sig, u.exp + v.exp);
+    if (w.cls == Class::finite) acc.add(w.neg, w.sig, w.exp);
+    const bool pzero = u.cls == Class::zero || v.cls == Class::zero;
+    const bool zero_neg = (pzero && w.cls == Class::zero) ? (pneg && w.neg) : false;
+    return acc.round(f, Round::rne, Overflow::ieee, zero_neg);
+  }
+  uint64_t add(uint64_t x, uint64_t y) const {
+    const uint64_t one = info(f).specials == Specials::ieee
+                             ? round_pack(f, false, 1, 0, false, Round::rne, Overflow::ieee)
+                             : 0;
+    return fma(f, x, one, y);  // x*1 + y is exactly x + y rounded once
+  }
+};
+
+// CDNA2 (spec §2.8 PW): products rounded to fp32, a pairwise tree of fp32
+// additions, c added last; FTZ of inputs, c, products and every sum.
+uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+                       uint64_t c) {
+  const Ieee op{row, row.out};
+  const bool keep = row.flush_sign == FlushSign::keep;
+  uint64_t p[4];
+  const std::size_t g = static_cast<std::size_t>(row.pair_group);
+  for (std::size_t i = 0; i < g; ++i) {
+    uint64_t x = i < k ? a[i] : 0, y = i < k ? b[i] : 0;
+    if (!row.in_subnormals &&
+        (is_subnormal(row.in, decode(row.in, x)) || is_subnormal(row.in, decode(row.in, y))))
+      x = y = 0;
+    p[i] = op.flush(op.fma(row.in, x, y, zero_bits(row.out, true)), keep);  // RNE32(a*b)
+  }
+  c = op.flush(c, keep);
+  uint64_t t = op.flush(op.add(p[0], p[1]), true);
+  if (g == 4) t = op.flush(op.add(t, op.flush(op.add(p[2], p[3]), true)), true);
+  uint64_t d = op.flush(op.add(c, t), true);
+  return is_nan(row.out, d) ? nan_of(row, row.out) : d;
+}
+
+// fp32 / fp64 inputs (spec §2.11): d = fma(a_i, b_i, d), i = 1..k, IEEE.
+uint64_t fma_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+                  uint64_t c) {
+  const Ieee op{row, row.out};
+  uint64_t d = c;
+  for (std::size_t i = 0; i < k; ++i) d = op.fma(row.in, a[i], b[i], d);
+  return is_nan(row.out, d) ? nan_of(row, row.out) : d;
+}
+
+}  // namespace
+
+std::size_t step_k(const ModelRow& row) {
+  switch (row.accum) {
+    case Accumulation::fma_chain: return static_cast<std::size_t>(row.k);
+    case Accumulation::pairwise: return static_cast<std::size_t>(row.pair_group);
+    default: break;
+  }
+  return static_cast<std::size_t>(row.grouping == Grouping::pair_interleave ? 2 * row.block
+                                                                             : row.block);
+}
+
+uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+              uint64_t c) {
+  assert(k <= step_k(row));
+  switch (row.accum) {
+    case Accumulation::aligned: return aligned_step(row, k, a, b, c);
+    case Accumulation::exact: return exact_step(row, k, a, b, c);
+    case Accumulation::pairwise: return pairwise_step(row, k, a, b, c);
+    case Accumulation::fma_chain: return fma_step(row, k, a, b, c);
+  }
+  return 0;
+}
+
+uint64_t dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+             uint64_t c) {
+  // wgmma with scale-d = 0 does not read C; the instructions that follow it
+  // along k accumulate as usual.
+  uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
+  const std::size_t s = step_k(row);
+  for (std::size_t i = 0; i < k; i += s) d = step(row, std::min(s, k - i), a + i, b + i, d);
+  return d;
+}
+
+void tile(const ModelRow& row, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+          uint64_t* D) {
+  const std::size_t m = row.m, n = row.n, k = row.k;
+  std::vector<uint64_t> col(k);
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t l = 0; l < k; ++l) col[l] = B[l * n + j];
+    for (std::size_t i = 0; i < m; ++i) D[i * n + j] = dot(row, k, A + i * k, col.data(), C[i * n + j]);
+  }
+}
+
+}  // namespace mmaemu::ref

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The scalar reference engine: D = A*B + C of one model row, written to be
+// read, in exact integer arithmetic (spec §2, §3). Every optimised kernel
+// must return the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "models/model.h"
+
+namespace mmaemu::ref {
+
+/// d = c + sum_{i<k} a_i*b_i as the unit computes it: a left-to-right chain
+/// along k of the row's blocks (or, for pair_interleave rows, of whole
+/// instructions of row.k elements), k zero-padded to a whole step.
+/// a, b: bit patterns in row.in; c and the result: bit patterns in row.out.
+/// Inputs are taken as the unit reads them (the caller converts to row.in).
+uint64_t dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+             uint64_t c);
+
+/// One step of the chain: the block (or instruction) whose k is
+/// step_k(row), with k <= step_k(row) inputs (zero-padded).
+uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+              uint64_t c);
+
+/// Number of k elements consumed by one step of the chain.
+std::size_t step_k(const ModelRow& row);
+
+/// One instruction: D (m x n) = A (m x k) * B (k x n) + C with the row's
+/// shape, all row-major and contiguous, as bit patterns.
+void tile(const ModelRow& row, const uint64_t* A, const uint64_t* B, const uint64_t* C,
+          uint64_t* D);
+
+}  // namespace mmaemu::ref

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "validate/validate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "ref/reference.h"
+
+namespace mmaemu::validate {
+namespace {
+
+// Regularised incomplete beta I_x(a, b) by Lentz's continued fraction.
+double betacf(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::fabs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m < 10000; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    d = 1 / (std::fabs(d) < tiny ? tiny : d);
+    c = 1 + aa / c;
+    c = std::fabs(c) < tiny ? tiny : c;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    d = 1 / (std::fabs(d) < tiny ? tiny : d);
+    c = 1 + aa / c;
+    c = std::fabs(c) < tiny ? tiny : c;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                     b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return std::exp(lbt) * betacf(a, b, x) / a;
+  return 1 - std::exp(lbt) * betacf(b, a, 1 - x) / b;
+}
+
+// Maps a folder format name to the formats it may stand for (the fp8
+// folders mean OCP on NVIDIA and FNUZ on MI300).
+std::vector<Fmt> folder_formats(const DataSet& set) {
+  const std::string& f = set.fmt;
+  std::string low;
+  for (char ch : f) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (low == "e4m3") return {Fmt::e4m3, Fmt::e4m3fnuz};
+  if (low == "e5m2") return {Fmt::e5m2, Fmt::e5m2fnuz};
+  if (auto x = parse_fmt(low)) return {*x};
+  throw DataError(set.dir, 0, "unknown format folder '" + f + "'");
+}
+
+std::string hex(uint64_t v, Fmt f) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = info(f).width - 4; i >= 0; i -= 4) s += digits[(v >> i) & 15];
+  return s;
+}
+
+}  // namespace
+
+double mismatch_upper_bound(std::size_t samples, std::size_t mismatches, double eps) {
+  const double n = static_cast<double>(samples), m = static_cast<double>(mismatches);
+  if (mismatches == 0) return -std::expm1(std::log(eps) / (n + 1));
+  if (mismatches >= samples) return 1;
+  // Bisection on I_p(m + 1, n - m + 1) = 1 - eps.
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (incomplete_beta(m + 1, n - m + 1, mid) < 1 - eps ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+const ModelRow& row_for(const Model& model, const DataSet& set, const std::string& out) {
+  const Fmt o = *parse_fmt(out);
+  for (Fmt in : folder_formats(set)) {
+    const ModelRow* r = set.instruction.empty() ? model.find_data_source(in, o)
+                                                : model.find_instr(set.instruction, in, o);
+    if (r) return *r;
+  }
+  throw DataError(set.dir, 0,
+                  "model " + model.name + " has no " +
+                      (set.instruction.empty() ? "" : "'" + set.instruction + "' ") + "row for " +
+                      set.fmt + " -> " + out);
+}
+
+Errata Errata::load(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw DataError(file, 0, "cannot open");
+  Errata e;
+  std::string line;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream is(line);
+    std::string key;
+    is >> key;
+    std::size_t l;
+    while (is >> l) e.lines[key].insert(l);
+    if (!is.eof()) throw DataError(file, n, "expected a path and line numbers");
+  }
+  return e;
+}
+
+SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata) {
+  Model model;
+  try {
+    model = lookup_model(set.gpu);
+  } catch (const std::invalid_argument& e) {
+    throw DataError(set.dir, 0, e.what());
+  }
+  const ModelRow& row = row_for(model, set, out);
+  const Samples s = read_samples(set, out);
+
+  SetResult r{set.gpu, info(row.in).name, out, row.instr, s.count(), 0, 0, {}};
+  const std::set<std::size_t>* known_bad = nullptr;
+  if (errata) {
+    auto it = errata->lines.find(set.gpu + "/" + set.fmt + "/d_" + set.gpu + "_" + out + ".txt");
+    if (it != errata->lines.end()) known_bad = &it->second;
+  }
+  std::vector<uint64_t> a(s.k), b(s.k);
+  const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});
+  for (std::size_t i = 0; i < s.count(); ++i) {
+    // Inputs are fp32 patterns of values of the input format. tf32/xf32
+    // units read only the top 10 fraction bits (truncation, spec §2.11).
+    for (std::size_t j = 0; j < s.k; ++j) {
+      for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
+        const uint32_t x = (*src)[i * s.k + j];
+        const Round rm = row.in == Fmt::tf32 ? Round::rz : Round::rne;
+        const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
+        // (-0 has no fnuz encoding and reads as +0.)
+        const bool zero = (x & 0x7FFFFFFFu) == 0;
+        if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
+          throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
+                          i + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
+        (*dst)[j] = v;
+      }
+    }
+    const uint64_t c = convert(Fmt::fp32, row.out, s.c[i], Round::rne);  // __float2half
+    const uint64_t want = convert(Fmt::fp32, row.out, s.d[i], Round::rne);
+    const uint64_t got = ref::dot(row, s.k, a.data(), b.data(), c);
+    const bool listed = known_bad && known_bad->count(i + 1);
+    if (listed && got != want) {
+      ++r.excluded;
+    } else if (got != want || listed) {  // a listed sample that agrees: stale errata
+      ++r.mismatches;
+      if (r.first.size() < 3) r.first.push_back({i + 1, want, got});
+    }
+  }
+  return r;
+}
+
+std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const Errata* errata) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9s %10s %9s %14s\n", "model", "input",
+                "output", "instruction", "samples", "mismatches", "excluded", "p_bound(1e-6)");
+  os << line;
+  std::size_t total = 0, bad = 0, excluded = 0;
+  for (const std::string& root : roots) {
+    for (const DataSet& set : find_sets(root)) {
+      for (const std::string& out : set.outputs) {
+        const SetResult r = run_set(set, out, errata);
+        std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9zu %10zu %9zu %14.3e\n",
+                      r.gpu.c_str(), r.input.c_str(), r.output.c_str(), r.instruction.c_str(),
+                      r.samples, r.mismatches, r.excluded,
+                      mismatch_upper_bound(r.samples - r.excluded, r.mismatches));
+        os << line;
+        const Fmt of = *parse_fmt(out);
+        for (const Mismatch& m : r.first)
+          os << "    mismatch at " << (set.dir / join({"d_", set.gpu, "_", out, ".txt"})).string()
+             << ":" << m.line << ": data " << hex(m.expected, of) << ", model "
+             << hex(m.got, of) << (m.expected == m.got ? " (listed in the errata)" : "") << "\n";
+        total += r.samples;
+        bad += r.mismatches;
+        excluded += r.excluded;
+      }
+    }
+  }
+  if (errata) os << "excluded by the errata (known-wrong reference samples): " << excluded << "\n";
+  os << "total: " << total << " samples, " << bad << " mismatches\n";
+  return bad;
+}
+
+}  // namespace mmaemu::validate

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `mmaemu validate`: runs each data set through the model row named by its
+// folder (and instruction.txt) and compares bit patterns.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/model.h"
+#include "validate/dataset.h"
+
+namespace mmaemu::validate {
+
+struct Mismatch {
+  std::size_t line;  // 1-based sample (line) number
+  uint64_t expected, got;
+};
+
+struct SetResult {
+  std::string gpu, input, output, instruction;
+  std::size_t samples = 0, mismatches = 0;
+  std::size_t excluded = 0;     // listed in the errata and indeed different
+  std::vector<Mismatch> first;  // the first few mismatches
+};
+
+/// Reference samples known to be wrong, keyed by "<GPU>/<fmt>/<d-file>"
+/// relative to the data root (see tests/data/refdata-errata.txt). A listed
+/// sample that differs from the model is counted as excluded; one that
+/// agrees with the model counts as a mismatch (the errata are stale).
+struct Errata {
+  std::map<std::string, std::set<std::size_t>> lines;
+  static Errata load(const std::string& file);  // throws DataError
+};
+
+/// Bayesian upper bound on the mismatch probability (AMD paper §5.4): the
+/// p with P(p_S < p | N samples, m mismatches) = 1 - eps under a uniform
+/// prior, i.e. the (1 - eps) quantile of Beta(m + 1, N - m + 1).
+double mismatch_upper_bound(std::size_t samples, std::size_t mismatches, double eps = 1e-6);
+
+/// The model row that reproduces a data set for `out` (throws DataError).
+const ModelRow& row_for(const Model& model, const DataSet& set, const std::string& out);
+
+/// Validates one set for one output format.
+SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata = nullptr);
+
+/// Validates every set under the roots, printing one table row per set and
+/// output and the closing line "total: S samples, M mismatches".
+/// Returns the number of mismatches; throws DataError on malformed data.
+std::size_t run(const std::vector<std::string>& roots, std::ostream& os,
+                const Errata* errata = nullptr);
+
+}  // namespace mmaemu::validate
