@@ -445,6 +445,8 @@ uint64_t fma_step(const ModelRow& row, std::size_t k, const uint64_t* a, const u
 
 }  // namespace
 
+uint64_t nan_result(const ModelRow& row) { return nan_of(row, row.out); }
+
 std::size_t step_k(const ModelRow& row) {
   switch (row.accum) {
     case Accumulation::fma_chain: return static_cast<std::size_t>(row.k);

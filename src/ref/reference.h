@@ -27,6 +27,9 @@ uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint6
 /// Number of k elements consumed by one step of the chain.
 std::size_t step_k(const ModelRow& row);
 
+/// The NaN a row produces in its output format (vendor convention).
+uint64_t nan_result(const ModelRow& row);
+
 /// One instruction: D (m x n) = A (m x k) * B (k x n) + C with the row's
 /// shape, all row-major and contiguous, as bit patterns.
 void tile(const ModelRow& row, const uint64_t* A, const uint64_t* B, const uint64_t* C,

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file mmaemu.h
+ * @brief libmmaemu C API: matrix products with the bit-exact numerics of a
+ *        GPU matrix unit (NVIDIA tensor cores, AMD matrix cores).
+ *
+ * Plain C (C99). Functions return an int status (MMAEMU_OK = 0, negative on
+ * error); mmaemu_last_error() gives the message of the calling thread's last
+ * failure. No function throws. A model handle is immutable once created and
+ * may be shared between threads.
+ */
+#ifndef MMAEMU_MMAEMU_H_
+#define MMAEMU_MMAEMU_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define MMAEMU_API __declspec(dllexport)
+#else
+#define MMAEMU_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes. */
+enum mmaemu_status {
+  MMAEMU_OK = 0,
+  MMAEMU_ERR_ARGUMENT = -1,      /**< a bad argument (null pointer, negative size, ...) */
+  MMAEMU_ERR_UNKNOWN_MODEL = -2, /**< no model of that name */
+  MMAEMU_ERR_UNSUPPORTED = -3,   /**< the model has no unit for these formats */
+  MMAEMU_ERR_NO_MEMORY = -4,
+  MMAEMU_ERR_INTERNAL = -5
+};
+
+/** Storage and unit formats. fnuz = AMD MI300 fp8 ("fp8" = E4M3FNUZ, "bf8" = E5M2FNUZ). */
+typedef enum mmaemu_format {
+  MMAEMU_FP64 = 0,
+  MMAEMU_FP32 = 1,
+  MMAEMU_TF32 = 2, /**< NVIDIA tf32 = AMD xf32; stored as 32-bit float */
+  MMAEMU_BF16 = 3, /**< stored as uint16_t bit patterns */
+  MMAEMU_FP16 = 4, /**< stored as uint16_t bit patterns */
+  MMAEMU_E4M3 = 5, /**< OCP E4M3, stored as uint8_t */
+  MMAEMU_E5M2 = 6, /**< OCP E5M2, stored as uint8_t */
+  MMAEMU_E4M3FNUZ = 7,
+  MMAEMU_E5M2FNUZ = 8
+} mmaemu_format;
+
+/** Rounding used to convert a stored operand to the unit's input format. */
+typedef enum mmaemu_rounding {
+  MMAEMU_RNE = 0, /**< nearest, ties to even (__float2half_rn, numpy astype) */
+  MMAEMU_RZ = 1,  /**< toward zero: what the tf32/xf32 units do with fp32 registers */
+  MMAEMU_RD = 2,
+  MMAEMU_RU = 3,
+  MMAEMU_RNA = 4 /**< nearest, ties away (CUDA __float_to_tf32) */
+} mmaemu_rounding;
+
+/** CBLAS-compatible layout and transpose values. */
+typedef enum mmaemu_layout { MMAEMU_ROW_MAJOR = 101, MMAEMU_COL_MAJOR = 102 } mmaemu_layout;
+typedef enum mmaemu_transpose {
+  MMAEMU_NO_TRANS = 111,
+  MMAEMU_TRANS = 112,
+  MMAEMU_CONJ_TRANS = 113 /**< same as MMAEMU_TRANS for real data */
+} mmaemu_transpose;
+
+/** How alpha, beta and C combine with the unit's accumulation. */
+typedef enum mmaemu_accumulate {
+  /** Default. The unit accumulates A*B along k from zero; then
+   *  D = fma(alpha, acc, beta*C) in fp32 (beta*C rounded once), as a vendor
+   *  BLAS epilogue does. beta = 0 never reads C; alpha = 1, beta = 0 gives the
+   *  unit's accumulator exactly. */
+  MMAEMU_ACC_GPU_BLAS = 0,
+  /** beta*C (rounded to the unit's output format) is the first accumulator
+   *  of the chain, as in the MATLAB toolbox's GEMM; D = alpha*acc (fp32). */
+  MMAEMU_ACC_INTO_C = 1
+} mmaemu_accumulate;
+
+/** Opaque model handle. */
+typedef struct mmaemu_model mmaemu_model;
+
+/** Message of the calling thread's last error ("" if none). */
+MMAEMU_API const char* mmaemu_last_error(void);
+/** Library version string, e.g. "0.1.0". */
+MMAEMU_API const char* mmaemu_version(void);
+
+/**
+ * @brief Looks up a model by name ("H100", "sm_90", "gfx942", "MI250",
+ *        "custom:base=B200,round=rne", ...), case-insensitive.
+ * @param name  model name
+ * @param out   receives the handle; free it with mmaemu_model_free()
+ * @return MMAEMU_OK, or MMAEMU_ERR_UNKNOWN_MODEL (the message lists the
+ *         valid names) or MMAEMU_ERR_ARGUMENT for a malformed custom model
+ */
+MMAEMU_API int mmaemu_model_lookup(const char* name, mmaemu_model** out);
+/** Looks up the model named by the environment variable MMA_MODEL. */
+MMAEMU_API int mmaemu_model_from_env(mmaemu_model** out);
+MMAEMU_API void mmaemu_model_free(mmaemu_model* model);
+/** Canonical name of a model ("H100"). */
+MMAEMU_API const char* mmaemu_model_name(const mmaemu_model* model);
+/** Number of registered GPU models, and the i-th canonical name. */
+MMAEMU_API size_t mmaemu_model_count(void);
+MMAEMU_API const char* mmaemu_model_list(size_t i);
+
+/**
+ * @brief Instruction shape of the unit a GEMM uses for (input, output).
+ * @return MMAEMU_OK or MMAEMU_ERR_UNSUPPORTED
+ */
+MMAEMU_API int mmaemu_tile_shape(const mmaemu_model* model, mmaemu_format input,
+                                 mmaemu_format output, int* m, int* n, int* k);
+
+/**
+ * @brief One instruction: D = A*B + C of the unit for (input, output).
+ *
+ * A is m x k, B is k x n, C and D are m x n, all row-major and contiguous,
+ * holding bit patterns of `input` (A, B) and `output` (C, D) in their
+ * storage types (uint8_t, uint16_t, float for fp32/tf32, double for fp64).
+ * The shape is that of mmaemu_tile_shape(). C and D may alias.
+ */
+MMAEMU_API int mmaemu_tile(const mmaemu_model* model, mmaemu_format input, mmaemu_format output,
+                           const void* A, const void* B, const void* C, void* D);
+
+/** Options of the general GEMM. Initialise with mmaemu_gemm_options_init(). */
+typedef struct mmaemu_gemm_options {
+  mmaemu_format a_storage, b_storage; /**< element types of A and B in memory */
+  mmaemu_format c_storage;            /**< element type of C (and D) in memory */
+  mmaemu_format input;                /**< format the unit reads (A, B converted) */
+  mmaemu_format output;               /**< the unit's accumulator format */
+  mmaemu_rounding input_rounding;     /**< storage -> input conversion */
+  int saturate;                       /**< fp8 inputs: saturate to max finite (SATFINITE) */
+  mmaemu_accumulate accumulate;
+  int threads; /**< 0: MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores */
+} mmaemu_gemm_options;
+
+/** Defaults: fp32 storage, fp16 input with RNE, fp32 output, gpu-blas. */
+MMAEMU_API void mmaemu_gemm_options_init(mmaemu_gemm_options* opt);
+
+/**
+ * @brief General GEMM: D = alpha*op(A)*op(B) (+ beta*C) on the model's unit.
+ *
+ * CBLAS conventions for layout, transposes and leading dimensions. alpha and
+ * beta are applied outside the unit (never folded into A before rounding).
+ * m = 0 or n = 0 returns at once; beta = 0 never reads C.
+ */
+MMAEMU_API int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt,
+                           mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb,
+                           int m, int n, int k, double alpha, const void* A, int lda,
+                           const void* B, int ldb, double beta, void* C, int ldc);
+
+/**
+ * @brief sgemm on the unit. fp32 storage; `policy` names the unit input
+ *        format and its conversion: "fp16", "bf16", "tf32" (hardware
+ *        truncation), "tf32:rna" (CUDA __float_to_tf32), "xf32", "e4m3",
+ *        "e5m2" (RNE, saturating), "fp32" (the model's fp32 path, e.g. the
+ *        CDNA SFMA chain), each optionally ":rne", ":rz" or ":rna"; NULL or ""
+ *        means "fp16".
+ */
+MMAEMU_API int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
+                            mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
+                            float alpha, const float* A, int lda, const float* B, int ldb,
+                            float beta, float* C, int ldc);
+
+/**
+ * @brief hgemm on the unit: fp16 storage of A, B, C (uint16_t bit patterns);
+ *        `output` is MMAEMU_FP16 or MMAEMU_FP32 (the unit's accumulator).
+ */
+MMAEMU_API int mmaemu_hgemm(const mmaemu_model* model, mmaemu_format output,
+                            mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb,
+                            int m, int n, int k, float alpha, const uint16_t* A, int lda,
+                            const uint16_t* B, int ldb, float beta, uint16_t* C, int ldc);
+
+/**
+ * @brief Parses an sgemm input policy ("tf32:rna", ...) into options.
+ * @return MMAEMU_OK or MMAEMU_ERR_ARGUMENT (the message lists valid policies)
+ */
+MMAEMU_API int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MMAEMU_MMAEMU_H_ */

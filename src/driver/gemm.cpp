@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "driver/gemm.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "driver/kernels.h"
+#include "ref/reference.h"
+#include "ref/wide_accumulator.h"
+
+namespace mmaemu::driver {
+namespace {
+
+// The real-operand kernels use host IEEE arithmetic: they need round to
+// nearest and no flush-to-zero / denormals-are-zero, whatever the caller
+// (a program built with -ffast-math, say) has set. Saved and restored per
+// thread.
+class FpEnvGuard {
+ public:
+  FpEnvGuard() {
+#if defined(__x86_64__) || defined(__i386__)
+    saved_ = _mm_getcsr();
+    _mm_setcsr((saved_ & ~0x8040u & ~0x6000u) | 0x1F80u);  // no FTZ/DAZ, RNE, masked
+#endif
+  }
+  ~FpEnvGuard() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(saved_);
+#endif
+  }
+  FpEnvGuard(const FpEnvGuard&) = delete;
+  FpEnvGuard& operator=(const FpEnvGuard&) = delete;
+
+ private:
+  unsigned saved_ = 0;
+};
+
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  return (*end == '\0' && x > 0 && x < 4096) ? static_cast<int>(x) : 0;
+}
+
+// x (format f) times a double, rounded once to `out` (RNE).
+uint64_t scale_round(double s, Fmt f, uint64_t x, Fmt out) {
+  const Unpacked u = decode(f, x);
+  const uint64_t sb = std::bit_cast<uint64_t>(s);
+  const Unpacked v = decode(Fmt::fp64, sb);
+  if (u.cls == Class::nan || v.cls == Class::nan ||
+      (u.cls == Class::inf && v.cls == Class::zero) || (u.cls == Class::zero && v.cls == Class::inf))
+    return default_nan(out);
+  const bool neg = u.neg != v.neg;
+  if (u.cls == Class::inf || v.cls == Class::inf) return convert(Fmt::fp64, out, neg ? 0xFFF0000000000000ull : 0x7FF0000000000000ull, Round::rne);
+  if (u.cls == Class::zero || v.cls == Class::zero) return zero_bits(out, neg);
+  ref::WideAccumulator acc;
+  acc.add(neg, static_cast<unsigned __int128>(u.sig) * v.sig, u.exp + v.exp);
+  return acc.round(out, Round::rne, Overflow::ieee);
+}
+
+// One packed operand panel: `count` vectors of `kp` elements (rows of A or
+// columns of B), each vector contiguous along k.
+struct Panel {
+  std::size_t kp = 0, steps = 0;
+  std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
+  std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
+  std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
+
+  void resize(std::size_t count) {
+    bits.assign(count * kp, 0);
+    sig.assign(count * kp, 0);
+    exp.assign(count * kp, fast::kZeroExp);
+    special.assign(count * steps, 0);
+  }
+};
+
+// Packs vector v of the panel from op(X) row/column `index`.
+void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
+                 std::size_t index, std::size_t k, Panel& p, std::size_t v) {
+  const std::size_t step = ref::step_k(row);
+  for (std::size_t l = 0; l < k; ++l) {
+    // Element (index, l) of op(A), or (l, index) of op(B).
+    const std::size_t r = is_a ? index : l, c = is_a ? l : index;
+    const std::ptrdiff_t off = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
+                                       : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
+    uint64_t bits = load(X.storage, X.data, off);
+    if (X.storage != row.in) bits = convert(X.storage, row.in, bits, spec.input_round, spec.input_overflow);
+    const std::size_t at = v * p.kp + l;
+    p.bits[at] = bits;
+    if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
+  }
+}
+
+// The fp64 chain (DMMA, f64 MFMA): d = fma(a_i, b_i, d) in binary64.
+uint64_t fp64_chain(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
+                    uint64_t c) {
+  double d = std::bit_cast<double>(c);
+  for (std::size_t l = 0; l < k; ++l)
+    d = std::fma(std::bit_cast<double>(a[l]), std::bit_cast<double>(b[l]), d);
+  return std::isnan(d) ? ref::nan_result(row) : std::bit_cast<uint64_t>(d);
+}
+
+}  // namespace
+
+int thread_count(int requested) {
+  if (requested > 0) return requested;
+  if (int t = env_int("MMA_NUM_THREADS")) return t;
+  if (int t = env_int("OMP_NUM_THREADS")) return t;
+#ifdef _OPENMP
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+
+uint64_t load(Fmt f, const void* base, std::ptrdiff_t i) {
+  switch (info(f).width) {
+    case 64: return static_cast<const uint64_t*>(base)[i];
+    case 32: return static_cast<const uint32_t*>(base)[i];
+    case 16: return static_cast<const uint16_t*>(base)[i];
+    default: return static_cast<const uint8_t*>(base)[i];
+  }
+}
+
+void store(Fmt f, void* base, std::ptrdiff_t i, uint64_t bits) {
+  switch (info(f).width) {
+    case 64: static_cast<uint64_t*>(base)[i] = bits; break;
+    case 32: static_cast<uint32_t*>(base)[i] = static_cast<uint32_t>(bits); break;
+    case 16: static_cast<uint16_t*>(base)[i] = static_cast<uint16_t>(bits); break;
+    default: static_cast<uint8_t*>(base)[i] = static_cast<uint8_t>(bits); break;
+  }
+}
+
+void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
+          const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
+          std::ptrdiff_t ldc) {
+  if (m == 0 || n == 0) return;
+  const ModelRow& row = *spec.row;
+  const Fmt out = row.out;
+  const bool wide = out == Fmt::fp64;
+  const Fmt epi = wide ? Fmt::fp64 : Fmt::fp32;  // epilogue arithmetic
+  const bool read_c = beta != 0.0;
+  auto c_at = [&](std::size_t i, std::size_t j) {
+    return static_cast<std::ptrdiff_t>(i) * ldc + static_cast<std::ptrdiff_t>(j);
+  };
+
+  // Epilogue in fp32 (fp64 rows: fp64), as a vendor BLAS does:
+  // beta = 0: D = alpha*acc; otherwise D = fma(alpha, acc, beta*C).
+  const uint64_t alpha_e = convert(Fmt::fp64, epi, std::bit_cast<uint64_t>(alpha), Round::rne);
+  const uint64_t beta_e = convert(Fmt::fp64, epi, std::bit_cast<uint64_t>(beta), Round::rne);
+  auto epilogue = [&](uint64_t acc, std::size_t i, std::size_t j) {
+    const uint64_t a = convert(out, epi, acc, Round::rne);  // exact widening
+    uint64_t d;
+    if (wide) {
+      const double x = std::bit_cast<double>(a) * std::bit_cast<double>(alpha_e);
+      d = std::bit_cast<uint64_t>(x);
+      if (read_c && !spec.accumulate_into_c) {
+        const double t = std::bit_cast<double>(beta_e) *
+                         std::bit_cast<double>(convert(c_storage, epi, load(c_storage, C, c_at(i, j)), Round::rne));
+        d = std::bit_cast<uint64_t>(std::fma(std::bit_cast<double>(alpha_e), std::bit_cast<double>(a), t));
+      }
+    } else {
+      const float al = std::bit_cast<float>(static_cast<uint32_t>(alpha_e));
+      const float x = std::bit_cast<float>(static_cast<uint32_t>(a));
+      float r = al * x;
+      if (read_c && !spec.accumulate_into_c) {
+        const float cv = std::bit_cast<float>(static_cast<uint32_t>(
+            convert(c_storage, epi, load(c_storage, C, c_at(i, j)), Round::rne)));
+        r = std::fma(al, x, std::bit_cast<float>(static_cast<uint32_t>(beta_e)) * cv);
+      }
+      d = std::bit_cast<uint32_t>(r);
+    }
+    if (alpha == 1.0 && !(read_c && !spec.accumulate_into_c)) d = a;  // the accumulator itself
+    store(c_storage, C, c_at(i, j), convert(epi, c_storage, d, Round::rne));
+  };
+
+  const int threads = thread_count(spec.threads);
+  FpEnvGuard env_main;
+
+  // alpha = 0: D = beta*C (BLAS), never reading C when beta = 0.
+  if (alpha == 0.0) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        store(c_storage, C, c_at(i, j),
+              read_c ? scale_round(beta, c_storage, load(c_storage, C, c_at(i, j)), c_storage)
+                     : zero_bits(c_storage, false));
+    return;
+  }
+
+  const std::size_t step = ref::step_k(row);
+  const std::size_t steps = (k + step - 1) / step;
+  const std::size_t kp = steps * step;
+  const fast::StepFn kernel = spec.use_reference ? nullptr : fast::step_kernel(row);
+  const bool fp64 = fast::operand_kind(row) == fast::Operand::real64;
+
+  // Blocking over N (shared packed B panel) and M (per-thread A panels).
+  const std::size_t NC = 256, MC = 16;
+  Panel bp;
+  bp.kp = kp;
+  bp.steps = steps;
+  for (std::size_t j0 = 0; j0 < n; j0 += NC) {
+    const std::size_t nc = std::min(NC, n - j0);
+    bp.resize(nc);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t v = 0; v < nc; ++v) pack_vector(row, spec, B, false, j0 + v, k, bp, v);
+
+#pragma omp parallel num_threads(threads)
+    {
+      FpEnvGuard env_thread;
+      Panel ap;
+      ap.kp = kp;
+      ap.steps = steps;
+#pragma omp for schedule(dynamic)
+      for (std::size_t i0 = 0; i0 < m; i0 += MC) {
+        const std::size_t mc = std::min(MC, m - i0);
+        ap.resize(mc);
+        for (std::size_t v = 0; v < mc; ++v) pack_vector(row, spec, A, true, i0 + v, k, ap, v);
+        for (std::size_t v = 0; v < mc; ++v) {
+          const std::size_t i = i0 + v;
+          for (std::size_t w = 0; w < nc; ++w) {
+            const std::size_t j = j0 + w;
+            // The chain's first accumulator.
+            uint64_t acc = zero_bits(out, false);
+            if (spec.accumulate_into_c && read_c && !row.ignores_c)
+              acc = scale_round(beta, c_storage, load(c_storage, C, c_at(i, j)), out);
+            const uint64_t* ab = &ap.bits[v * kp];
+            const uint64_t* bb = &bp.bits[w * kp];
+            if (fp64) {
+              acc = fp64_chain(row, k, ab, bb, acc);
+            } else {
+              for (std::size_t s = 0; s < steps; ++s) {
+                const std::size_t l = s * step, len = std::min(step, k - l);
+                if (kernel && !ap.special[v * steps + s] && !bp.special[w * steps + s])
+                  acc = kernel(row, static_cast<int>(len), &ap.sig[v * kp + l], &ap.exp[v * kp + l],
+                               &bp.sig[w * kp + l], &bp.exp[w * kp + l], static_cast<uint32_t>(acc));
+                else
+                  acc = ref::step(row, len, ab + l, bb + l, acc);
+              }
+            }
+            epilogue(acc, i, j);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace mmaemu::driver

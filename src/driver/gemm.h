@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The GEMM driver: converts and packs operands, runs the fast step kernels
+// over output tiles on threads, applies the BLAS epilogue.
+//
+// Threads and blocking partition only M x N; the k order of every output
+// element is the model's chain, so results never depend on them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "models/model.h"
+
+namespace mmaemu::driver {
+
+/// A matrix operand in memory: element (i, j) of op(X) is at
+/// data + (trans ? j*ld + i : i*ld + j) elements (row-major view).
+struct Operand {
+  Fmt storage;
+  const void* data;
+  std::ptrdiff_t ld;
+  bool trans;
+};
+
+struct GemmSpec {
+  const ModelRow* row;
+  Round input_round = Round::rne;       // storage -> row.in
+  Overflow input_overflow = Overflow::ieee;
+  bool accumulate_into_c = false;       // MMAEMU_ACC_INTO_C semantics
+  int threads = 0;                      // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all
+  bool use_reference = false;           // run every step on ref::step (tests)
+};
+
+/// D (m x n, row-major view with leading dimension ldc, storage c_storage) =
+///   gpu-blas:        fma(alpha, acc, beta*C), acc = chain from +0
+///   into-c:          alpha * acc, acc = chain from beta*C
+/// C is read only when beta != 0.
+void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
+          const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
+          std::ptrdiff_t ldc);
+
+/// Number of threads a call with `requested` (0 = default) uses.
+int thread_count(int requested);
+
+/// Reads element i of an array of format f (storage type of f).
+uint64_t load(Fmt f, const void* base, std::ptrdiff_t i);
+/// Writes element i.
+void store(Fmt f, void* base, std::ptrdiff_t i, uint64_t bits);
+
+}  // namespace mmaemu::driver

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fast scalar step kernels on pre-decoded operands. The algorithms are those
+// of src/ref/reference.cpp (spec §2), rewritten without allocation, generic
+// decoding or generic rounding; tests/driver checks bit identity.
+#include "driver/kernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include "driver/fast_round.h"
+#include "ref/reference.h"
+#include "ref/wide_accumulator.h"
+
+namespace mmaemu::fast {
+namespace {
+
+constexpr int kMaxStep = 64;
+
+int bit_length(uint64_t x) { return 64 - std::countl_zero(x); }
+uint64_t magnitude(int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x); }
+
+uint32_t nan_bits(const ModelRow& row) { return row.out == Fmt::fp16 ? row.nan16 : row.nan32; }
+
+// The accumulator c as an fp32 term (spec §2.4 step 2: fp16 c is read
+// through its fp32 encoding): value = (-1)^neg * sig * 2^(e - 23).
+struct CTerm {
+  bool zero, nan, inf, neg;
+  int e;
+  uint32_t sig;
+};
+
+CTerm c_term(Fmt out, uint32_t c) {
+  const uint32_t b = out == Fmt::fp16 ? fp16_to_fp32(c) : c;
+  const uint32_t biased = (b >> 23) & 255, frac = b & 0x7FFFFFu;
+  CTerm t{};
+  t.neg = b >> 31;
+  t.nan = biased == 255 && frac;
+  t.inf = biased == 255 && !frac;
+  t.zero = biased == 0 && frac == 0;
+  t.e = static_cast<int>(std::max(biased, 1u)) - 127;
+  t.sig = frac | (biased ? 1u << 23 : 0u);
+  return t;
+}
+
+bool is_subnormal_out(Fmt out, uint32_t c) {
+  return out == Fmt::fp16 ? (c & 0x7C00u) == 0 && (c & 0x3FFu) : (c & 0x7F800000u) == 0 && (c & 0x7FFFFFu);
+}
+
+uint32_t flush_out(const ModelRow& row, uint32_t bits) {
+  if (row.out_subnormals || !is_subnormal_out(row.out, bits)) return bits;
+  const uint32_t sign_bit = row.out == Fmt::fp16 ? 0x8000u : 0x80000000u;
+  return row.flush_sign == FlushSign::keep ? (bits & sign_bit) : 0u;
+}
+
+// S * 2^lsb to the output format; exact zero -> +0.
+uint32_t round_sum(const ModelRow& row, int64_t S, int lsb, Round r) {
+  if (S == 0) return 0;
+  return flush_out(row, round_out(row.out, S < 0, magnitude(S), lsb, r, row.result_frac_bits()));
+}
+
+// |m| * 2^(F - frac - (E - e)), truncated toward zero (spec §2.4 step 4).
+uint64_t align(uint64_t mag, int frac, int e, int E, int F) {
+  const int sh = F - frac - (E - e);
+  if (sh >= 0) return mag << sh;
+  return -sh >= 64 ? 0 : mag >> -sh;
+}
+
+int64_t shift_rd(int64_t x, int d) {
+  if (d <= 0) return x;
+  if (d >= 63) return x < 0 ? -1 : 0;
+  return x >> d;
+}
+
+// The products of one step: signed significand, frac bits, exponent.
+struct Products {
+  int n = 0;
+  int64_t sig[kMaxStep];
+  int frac[kMaxStep];
+  int e[kMaxStep];
+  int pos[kMaxStep];  // k position inside the step
+};
+
+// A partial sum S * 2^(E - F); `empty` when it has no term.
+struct Partial {
+  bool empty = true;
+  int E = 0;
+  int64_t S = 0;
+};
+
+template <typename Keep>
+Partial sum_products(const Products& p, int F, int floor, Keep keep) {
+  Partial r;
+  int E = INT_MIN;
+  for (int l = 0; l < p.n; ++l)
+    if (keep(p.pos[l])) E = std::max(E, p.e[l]);
+  if (E == INT_MIN) return r;
+  r.empty = false;
+  r.E = std::max(E, floor);
+  for (int l = 0; l < p.n; ++l) {
+    if (!keep(p.pos[l])) continue;
+    const int64_t v = static_cast<int64_t>(align(magnitude(p.sig[l]), p.frac[l], p.e[l], r.E, F));
+    r.S += p.sig[l] < 0 ? -v : v;
+  }
+  return r;
+}
+
+// Fused block with c early (NVIDIA, spec §2.4).
+template <typename Keep>
+uint32_t fused_early(const ModelRow& row, const Products& p, Keep keep, uint32_t c) {
+  const CTerm ct = c_term(row.out, c);
+  if (ct.nan) return nan_bits(row);
+  if (ct.inf) return c;
+  const int F = row.frac_bits;
+  Partial P = sum_products(p, F, row.align_floor, keep);
+  if (ct.zero) {
+    if (P.empty) return 0;
+    if (row.zero_c_is_term && row.zero_c_exp > P.E) {  // c = 0 raises E (custom rows)
+      P = sum_products(p, F, std::max(row.align_floor, row.zero_c_exp), keep);
+    }
+    return round_sum(row, P.S, P.E - F, row.final_round);
+  }
+  const int E = P.empty ? std::max(ct.e, row.align_floor) : std::max(P.E, ct.e);
+  if (!P.empty && E != P.E) P = sum_products(p, F, E, keep);
+  const int64_t s = static_cast<int64_t>(align(ct.sig, 23, ct.e, E, F));
+  return round_sum(row, P.S + (ct.neg ? -s : s), E - F, row.final_round);
+}
+
+// Exact two-operand addition in the output format (late c of §2.12).
+uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
+  const CTerm u = c_term(row.out, x), v = c_term(row.out, y);
+  if (u.nan || v.nan || (u.inf && v.inf && u.neg != v.neg)) return nan_bits(row);
+  if (u.inf) return x;
+  if (v.inf) return y;
+  const uint32_t sign_bit = row.out == Fmt::fp16 ? 0x8000u : 0x80000000u;
+  if (u.zero && v.zero) return (u.neg && v.neg) || r == Round::rd ? sign_bit : 0u;
+  ref::WideAccumulator acc;  // exact for any exponent difference
+  if (!u.zero) acc.add(u.neg, uint64_t{u.sig}, u.e - 23);
+  if (!v.zero) acc.add(v.neg, uint64_t{v.sig}, v.e - 23);
+  return flush_out(row, static_cast<uint32_t>(acc.round(row.out, r, Overflow::inf, r == Round::rd,
+                                                        row.result_frac_bits())));
+}
+
+// Late c with round-down alignment (CDNA3, spec §2.6; see reference.cpp).
+uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c) {
+  const int F = row.frac_bits;
+  const CTerm ct = c_term(row.out, c);
+  if (P.empty && ct.zero) return 0;
+  if (ct.zero && !row.zero_c_is_term) return round_sum(row, P.S, P.E - F, row.final_round);
+  if (P.empty) {
+    const int64_t s = ct.neg ? -int64_t{ct.sig} : int64_t{ct.sig};
+    return round_sum(row, s, ct.e - 23, row.final_round);
+  }
+  const int e_c = ct.zero ? row.zero_c_exp : ct.e;
+  int64_t s_c = ct.zero ? 0 : int64_t{ct.sig} << (F - 23);
+  if (ct.neg) s_c = -s_c;
+  if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) s_c = 0;
+  if (P.E >= e_c) return round_sum(row, P.S + shift_rd(s_c, P.E - e_c), P.E - F, row.final_round);
+  const int d = e_c - P.E;
+  if (row.late_rd == LateRd::single_stage)
+    return round_sum(row, shift_rd(P.S * 128, d) + s_c * 128, e_c - F - 7, row.final_round);
+  int64_t S = shift_rd(P.S * 256, d) + s_c * 256;
+  int lsb = e_c - F - 8;
+  if (S != 0) {
+    const int lead = std::max(lsb + bit_length(magnitude(S)) - 1, -126);
+    const int cut = (lead - 31) - lsb;
+    if (cut > 0) {
+      S = shift_rd(S, cut);
+      lsb += cut;
+    }
+  }
+  return round_sum(row, S, lsb, row.final_round);
+}
+
+// Forms the products of a step from integer operands; returns false (and
+// sets `special`) on product overflow (CDNA2/3, spec §2.2 step 5).
+bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, const int32_t* ea,
+                   const int32_t* sb, const int32_t* eb, Products& p, uint32_t& special) {
+  bool pos = false, neg = false;
+  for (int l = 0; l < len; ++l) {
+    const int64_t s = int64_t{sa[l]} * sb[l];
+    if (s == 0) continue;
+    int e = ea[l] + eb[l], frac = 2 * man;
+    if (row.product == ProductForm::normalised && magnitude(s) >> (frac + 1)) ++e, ++frac;
+    if (row.product_overflow && e - frac + bit_length(magnitude(s)) - 1 >= 128) (s < 0 ? neg : pos) = true;
+    p.sig[p.n] = s;
+    p.frac[p.n] = frac;
+    p.e[p.n] = e;
+    p.pos[p.n] = l;
+    ++p.n;
+  }
+  if (pos && neg) special = nan_bits(row);
+  else if (pos || neg) special = row.out == Fmt::fp16 ? (neg ? 0xFC00u : 0x7C00u) : (neg ? 0xFF800000u : 0x7F800000u);
+  return !(pos || neg);
+}
+
+int unit_man(const ModelRow& row) { return info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits; }
+
+uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                      const int32_t* sb, const int32_t* eb, uint32_t c) {
+  const CTerm ct = c_term(row.out, c);
+  if (ct.nan) return nan_bits(row);
+  if (ct.inf) return c;
+  if (!row.out_subnormals && is_subnormal_out(row.out, c)) c = 0;
+  Products p;
+  uint32_t special = 0;
+  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special)) return special;
+  const auto all = [](int) { return true; };
+  switch (row.c_entry) {
+    case CEntry::early:
+    case CEntry::last:
+    case CEntry::late_rne: {
+      const bool early = row.c_entry == CEntry::early;
+      const uint32_t c0 = early ? c : 0u;
+      uint32_t t;
+      if (row.grouping == Grouping::pair_interleave) {
+        const uint32_t t1 = fused_early(row, p, [](int i) { return i % 4 < 2; }, c0);
+        t = fused_early(row, p, [](int i) { return i % 4 >= 2; }, t1);
+      } else {
+        t = fused_early(row, p, all, c0);
+      }
+      return early ? t : add_round(row, t, c, row.late_round);
+    }
+    case CEntry::late_rd: {
+      const int F = row.frac_bits;
+      Partial P;
+      if (row.grouping == Grouping::odd_even) {
+        const Partial x = sum_products(p, F, row.align_floor, [](int i) { return i % 2 == 0; });
+        const Partial y = sum_products(p, F, row.align_floor, [](int i) { return i % 2 == 1; });
+        if (x.empty) P = y;
+        else if (y.empty) P = x;
+        else {
+          P.empty = false;
+          P.E = std::max(x.E, y.E);
+          P.S = shift_rd(x.S, P.E - x.E) + shift_rd(y.S, P.E - y.E);
+        }
+      } else {
+        P = sum_products(p, F, row.align_floor, all);
+      }
+      return late_rd_add(row, P, c);
+    }
+  }
+  return 0;
+}
+
+// CDNA1: c and the block's products summed exactly, one rounding.
+uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                    const int32_t* sb, const int32_t* eb, uint32_t c) {
+  const CTerm ct = c_term(row.out, c);
+  if (ct.nan) return nan_bits(row);
+  if (ct.inf) return c;
+  Products p;
+  uint32_t special = 0;
+  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special)) return special;
+  ref::WideAccumulator acc;
+  bool any = false;
+  for (int l = 0; l < p.n; ++l) {
+    acc.add(p.sig[l] < 0, magnitude(p.sig[l]), p.e[l] - p.frac[l]);
+    any = true;
+  }
+  if (!ct.zero && (row.out_subnormals || !is_subnormal_out(row.out, c))) {
+    acc.add(ct.neg, uint64_t{ct.sig}, ct.e - 23);
+    any = true;
+  }
+  if (!any) return 0;
+  return flush_out(row, static_cast<uint32_t>(acc.round(row.out, row.final_round, Overflow::inf,
+                                                        false, row.result_frac_bits())));
+}
+
+// IEEE fp32 values of the real-operand paths.
+float as_float(uint32_t b) { return std::bit_cast<float>(b); }
+uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+// FTZ as the pairwise reference applies it (spec §2.8 PW).
+float flush(const ModelRow& row, float x, bool keep_sign) {
+  if (row.out_subnormals || x == 0.0f || std::fabs(x) >= 0x1p-126f) return x;
+  return keep_sign && std::signbit(x) ? -0.0f : 0.0f;
+}
+
+// CDNA2: products rounded to fp32, pairwise tree, c last, FTZ.
+uint32_t pairwise_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                       const int32_t* sb, const int32_t* eb, uint32_t c) {
+  float p[4] = {};
+  const int g = row.pair_group;
+  for (int i = 0; i < g; ++i) {
+    float x = 0.0f;
+    if (i < len && !(ea[i] | eb[i]))  // a flushed (subnormal) input zeroes the product
+      x = as_float(static_cast<uint32_t>(sa[i])) * as_float(static_cast<uint32_t>(sb[i]));
+    p[i] = flush(row, x, false);
+  }
+  const float cf = flush(row, as_float(c), false);
+  float t = flush(row, p[0] + p[1], true);
+  if (g == 4) t = flush(row, t + flush(row, p[2] + p[3], true), true);
+  const float d = flush(row, cf + t, true);
+  return std::isnan(d) ? row.nan32 : as_bits(d);
+}
+
+// fp32 inputs: d = fma(a_i, b_i, d), IEEE.
+uint32_t fma_step(const ModelRow& row, int len, const int32_t* sa, const int32_t*,
+                  const int32_t* sb, const int32_t*, uint32_t c) {
+  float d = as_float(c);
+  for (int l = 0; l < len; ++l)
+    d = std::fma(as_float(static_cast<uint32_t>(sa[l])), as_float(static_cast<uint32_t>(sb[l])), d);
+  return std::isnan(d) ? row.nan32 : as_bits(d);
+}
+
+}  // namespace
+
+Operand operand_kind(const ModelRow& row) {
+  if (row.in == Fmt::fp64 || row.out == Fmt::fp64) return Operand::real64;
+  return row.accum == Accumulation::pairwise || row.accum == Accumulation::fma_chain
+             ? Operand::real
+             : Operand::integer;
+}
+
+bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp) {
+  if (operand_kind(row) == Operand::real64) {  // the fp64 chain reads the bits
+    sig = 0;
+    exp = 0;
+    return true;
+  }
+  const Fmt f = row.inputs_as_fp16 && operand_kind(row) == Operand::integer ? Fmt::fp16 : row.in;
+  if (f != row.in) bits = convert(row.in, f, bits, Round::rne);  // exact fp8 -> fp16
+  const Unpacked u = decode(f, bits);
+  if (u.cls == Class::nan || u.cls == Class::inf) {
+    sig = 0;
+    exp = kZeroExp;
+    return false;
+  }
+  const int man = info(f).man_bits;
+  const bool subnormal = u.cls == Class::finite && u.sig < (1ull << man);
+  if (operand_kind(row) == Operand::real) {
+    sig = static_cast<int32_t>(to_fp32_bits(f, bits));
+    exp = !row.in_subnormals && subnormal;
+    return true;
+  }
+  if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {
+    sig = 0;
+    exp = kZeroExp;
+    return true;
+  }
+  sig = u.neg ? -static_cast<int32_t>(u.sig) : static_cast<int32_t>(u.sig);
+  exp = u.exp + man;
+  return true;
+}
+
+StepFn step_kernel(const ModelRow& row) {
+  if (operand_kind(row) == Operand::real64) return nullptr;
+  if (ref::step_k(row) > static_cast<std::size_t>(kMaxStep)) return nullptr;
+  switch (row.accum) {
+    case Accumulation::aligned:
+      return row.product == ProductForm::fp32_rne ? nullptr : aligned_step;
+    case Accumulation::exact:
+      return row.product == ProductForm::fp32_rne ? nullptr : exact_step;
+    case Accumulation::pairwise: return pairwise_step;
+    case Accumulation::fma_chain: return fma_step;
+  }
+  return nullptr;
+}
+
+const char* kernel_name(const ModelRow& row) {
+  if (operand_kind(row) == Operand::real64) return "fp64";
+  return step_kernel(row) ? "scalar" : "reference";
+}
+
+}  // namespace mmaemu::fast

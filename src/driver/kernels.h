@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fast step kernels: one block (or instruction) of one output element,
+// computed from operands decoded once at packing time. Each must return
+// exactly the bits of ref::step(); tests/driver proves it on random bit
+// patterns for every registry row.
+#pragma once
+
+#include <cstdint>
+
+#include "models/model.h"
+
+namespace mmaemu::fast {
+
+/// Exponent given to zero operands: far below any real exponent, so a zero
+/// product never wins an alignment maximum.
+inline constexpr int32_t kZeroExp = -16384;
+/// Any product exponent below this comes from a zero operand.
+inline constexpr int32_t kNoExp = -8192;
+
+/// How operands are decoded for a row's kernel (see pack_element()).
+enum class Operand : uint8_t {
+  integer,  // sig = signed integer significand, exp = decomposition exponent
+  real,     // sig = the value's fp32 bits; exp = 1 if FTZ flushes it
+  real64,   // fp64 rows: handled by the driver with doubles
+};
+Operand operand_kind(const ModelRow& row);
+
+/// Decodes one unit-format element (bits in row.in) for the row's kernel.
+/// Returns false if it is NaN or Inf (the step then runs on the reference).
+bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp);
+
+/// The fast step: c and the result are bits of row.out (fp32 or fp16).
+using StepFn = uint32_t (*)(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                            const int32_t* sb, const int32_t* eb, uint32_t c);
+StepFn step_kernel(const ModelRow& row);
+
+/// What `mmaemu models` reports about the fast path of a row.
+const char* kernel_name(const ModelRow& row);
+
+}  // namespace mmaemu::fast
