@@ -237,12 +237,11 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
     driver::Operand b{to_fmt(opt->b_storage), B, ldb, tb != MMAEMU_NO_TRANS};
     std::size_t mm = m, nn = n;
     if (layout == MMAEMU_COL_MAJOR) {
-      // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T;
-      // products are symmetric in their two factors, so the bits agree.
+      // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T.
+      // A column-major X read row-major is X^T, so op(B)^T keeps B's own
+      // transpose flag. Products are symmetric in their factors: same bits.
       std::swap(a, b);
       std::swap(mm, nn);
-      a.trans = !a.trans;
-      b.trans = !b.trans;
     }
     driver::gemm(spec, mm, nn, static_cast<std::size_t>(k), alpha, a, b, beta, to_fmt(opt->c_storage), C, ldc);
     return static_cast<int>(MMAEMU_OK);

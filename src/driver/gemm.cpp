@@ -160,7 +160,13 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   // beta = 0: D = alpha*acc; otherwise D = fma(alpha, acc, beta*C).
   const uint64_t alpha_e = convert(Fmt::fp64, epi, std::bit_cast<uint64_t>(alpha), Round::rne);
   const uint64_t beta_e = convert(Fmt::fp64, epi, std::bit_cast<uint64_t>(beta), Round::rne);
+  // NaN results are the unit's NaN (vendor pattern), in any storage format.
+  const uint64_t nan_store = c_storage == Fmt::fp32   ? row.nan32
+                             : c_storage == Fmt::fp16 ? row.nan16
+                             : c_storage == out       ? ref::nan_result(row)
+                                                      : default_nan(c_storage);
   auto epilogue = [&](uint64_t acc, std::size_t i, std::size_t j) {
+    if (is_nan(out, acc)) return store(c_storage, C, c_at(i, j), nan_store);
     const uint64_t a = convert(out, epi, acc, Round::rne);  // exact widening
     uint64_t d;
     if (wide) {
@@ -183,7 +189,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
       d = std::bit_cast<uint32_t>(r);
     }
     if (alpha == 1.0 && !(read_c && !spec.accumulate_into_c)) d = a;  // the accumulator itself
-    store(c_storage, C, c_at(i, j), convert(epi, c_storage, d, Round::rne));
+    store(c_storage, C, c_at(i, j), is_nan(epi, d) ? nan_store : convert(epi, c_storage, d, Round::rne));
   };
 
   const int threads = thread_count(spec.threads);

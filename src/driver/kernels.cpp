@@ -275,7 +275,7 @@ uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 // FTZ as the pairwise reference applies it (spec §2.8 PW).
 float flush(const ModelRow& row, float x, bool keep_sign) {
-  if (row.out_subnormals || x == 0.0f || std::fabs(x) >= 0x1p-126f) return x;
+  if (row.out_subnormals || x == 0.0f || !(std::fabs(x) < 0x1p-126f)) return x;  // NaN too
   return keep_sign && std::signbit(x) ? -0.0f : 0.0f;
 }
 
@@ -284,13 +284,14 @@ uint32_t pairwise_step(const ModelRow& row, int len, const int32_t* sa, const in
                        const int32_t* sb, const int32_t* eb, uint32_t c) {
   float p[4] = {};
   const int g = row.pair_group;
+  const bool keep = row.flush_sign == FlushSign::keep;  // for c and the products
   for (int i = 0; i < g; ++i) {
     float x = 0.0f;
     if (i < len && !(ea[i] | eb[i]))  // a flushed (subnormal) input zeroes the product
       x = as_float(static_cast<uint32_t>(sa[i])) * as_float(static_cast<uint32_t>(sb[i]));
-    p[i] = flush(row, x, false);
+    p[i] = flush(row, x, keep);
   }
-  const float cf = flush(row, as_float(c), false);
+  const float cf = flush(row, as_float(c), keep);
   float t = flush(row, p[0] + p[1], true);
   if (g == 4) t = flush(row, t + flush(row, p[2] + p[3], true), true);
   const float d = flush(row, cf + t, true);

@@ -88,7 +88,8 @@ TEST_CASE("the instructions that produced the public data (spec §4.3)") {
 }
 
 TEST_CASE("parameters of the spec's main table (§1.2)") {
-  const ModelRow& v100 = *lookup_model("V100").find(Fmt::fp16, Fmt::fp32);
+  const Model v100_model = lookup_model("V100");
+  const ModelRow& v100 = *v100_model.find(Fmt::fp16, Fmt::fp32);
   CHECK(v100.block == 4);
   CHECK(v100.frac_bits == 23);
   CHECK(v100.final_round == Round::rz);

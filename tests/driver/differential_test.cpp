@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bit identity of the fast engine with the reference engine, for every
+// registry row: step kernels on random bit patterns, and whole GEMMs with
+// random shapes, transposes, strides, both accumulation semantics and 1 or
+// more threads. MMAEMU_DIFF_SCALE multiplies the counts (the "full" label
+// runs with 100); MMAEMU_TEST_SEED changes the seed.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "driver/fast_round.h"
+#include "driver/gemm.h"
+#include "driver/kernels.h"
+#include "ref/reference.h"
+
+using namespace mmaemu;
+
+namespace {
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+const uint64_t kSeed = env_u64("MMAEMU_TEST_SEED", 20261130);
+const uint64_t kScale = env_u64("MMAEMU_DIFF_SCALE", 1);
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// Random bit patterns of a format: every exponent (subnormals, zero, the
+// top binade), both signs, a few Inf/NaN; with `narrow`, exponents within a
+// few binades of each other so that sums cancel and carries ripple.
+struct Gen {
+  std::mt19937_64 rng;
+  explicit Gen(uint64_t seed) : rng(seed) {}
+  uint64_t bits(Fmt f, bool narrow, int centre) {
+    const FormatInfo& fi = info(f);
+    const uint64_t r = rng();
+    const int kind = static_cast<int>(r % 100);
+    const uint64_t sign = (r >> 8) & 1;
+    const uint64_t frac = (rng() & ((1ull << fi.man_bits) - 1)) << fi.frac_shift;
+    const int max_e = (1 << fi.exp_bits) - 1;
+    uint64_t e;
+    if (kind < 2) return rng() & ((fi.width == 64) ? ~0ull : (1ull << fi.width) - 1);  // anything
+    if (kind < 7) e = 0;                                                               // zero/subnormal
+    else if (narrow) e = static_cast<uint64_t>(std::clamp(centre + static_cast<int>(rng() % 5) - 2, 1, max_e - 1));
+    else e = 1 + rng() % static_cast<uint64_t>(max_e - 1);
+    if (kind < 5 && e == 0) return (sign << (fi.width - 1));  // signed zero
+    return (sign << (fi.width - 1)) | (e << (fi.man_bits + fi.frac_shift)) | frac;
+  }
+};
+
+std::vector<std::pair<std::string, ModelRow>> all_rows() {
+  std::vector<std::pair<std::string, ModelRow>> v;
+  for (const Gpu& g : gpus()) {
+    const Model m = *gpu_model(g.name);
+    for (const ModelRow& r : m.rows) v.push_back({std::string(g.name) + " " + r.instr, r});
+  }
+  // Variants the registry does not hold.
+  for (const char* spec : {"custom:base=MI300X,late_rd=single_stage", "custom:base=H100,round=rd",
+                           "custom:base=A100,round=ru,floor=none", "custom:base=MI250,flush_sign=keep",
+                           "custom:base=V100,zero_c=-126,in_sub=0,out_sub=0,product=normalised"})
+  {
+    const Model m = lookup_model(spec);
+    for (const ModelRow& r : m.rows) v.push_back({std::string(spec) + " " + r.instr, r});
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision") {
+  std::mt19937_64 rng(kSeed);
+  std::size_t n = 0;
+  for (int t = 0; t < 200000 * static_cast<int>(kScale); ++t) {
+    const bool neg = rng() & 1;
+    uint64_t mag = rng() >> (rng() % 64);
+    if (!mag) mag = 1;
+    const int exp = static_cast<int>(rng() % 400) - 260;
+    const Round r = static_cast<Round>(rng() % 5);
+    const int p32 = rng() % 2 ? 23 : 13, p16 = rng() % 2 ? 10 : 5;
+    const uint64_t want32 = round_pack(Fmt::fp32, neg, mag, exp, false, r, Overflow::inf, p32);
+    const uint64_t want16 = round_pack(Fmt::fp16, neg, mag, exp, false, r, Overflow::inf, p16);
+    const uint32_t got32 = fast::round_fp32(neg, mag, exp, r, p32);
+    const uint32_t got16 = fast::round_fp16(neg, mag, exp, r, p16);
+    if (got32 != want32 || got16 != want16) {
+      INFO("seed " << kSeed << " mag " << hex(mag) << " exp " << exp << " mode " << int(r));
+      CHECK(hex(got32) == hex(want32));
+      CHECK(hex(got16) == hex(want16));
+      break;
+    }
+    n += 2;
+  }
+  // (NaN payloads may differ: the kernels only classify c as NaN.)
+  for (uint32_t h = 0; h < 65536; ++h, ++n)
+    if (!is_nan(Fmt::fp16, h)) REQUIRE(fast::fp16_to_fp32(h) == to_fp32_bits(Fmt::fp16, h));
+  MESSAGE(n << " roundings compared");
+}
+
+TEST_CASE("fast step kernels equal ref::step for every row") {
+  std::size_t total = 0;
+  for (const auto& [name, row] : all_rows()) {
+    const fast::StepFn kernel = fast::step_kernel(row);
+    if (!kernel) continue;  // reported by `mmaemu models`; the driver uses ref::step
+    Gen g(kSeed ^ std::hash<std::string>{}(name));
+    const std::size_t step = ref::step_k(row);
+    std::vector<uint64_t> a(step), b(step);
+    std::vector<int32_t> sa(step), ea(step), sb(step), eb(step);
+    std::size_t mism = 0, ran = 0;
+    const std::size_t trials = 100000 * kScale;
+    for (std::size_t t = 0; t < trials; ++t) {
+      const bool narrow = t % 2;
+      const int centre_a = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+      const int centre_b = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+      const std::size_t len = 1 + g.rng() % step;
+      bool special = false;
+      for (std::size_t l = 0; l < len; ++l) {
+        a[l] = g.bits(row.in, narrow, centre_a);
+        b[l] = g.bits(row.in, narrow, centre_b);
+        special |= !fast::pack_element(row, a[l], sa[l], ea[l]);
+        special |= !fast::pack_element(row, b[l], sb[l], eb[l]);
+      }
+      if (special) continue;  // the driver routes such steps to ref::step
+      // c: from the products' neighbourhood or anywhere in the output range.
+      const uint64_t c = g.bits(row.out, narrow, centre_a + centre_b - info(row.in).bias +
+                                                   info(row.out).bias - (t % 3 == 0 ? 20 : 0));
+      const uint64_t want = ref::step(row, len, a.data(), b.data(), c);
+      const uint32_t got = kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(),
+                                  static_cast<uint32_t>(c));
+      ++ran;
+      if (got != want && ++mism <= 3) {
+        std::string in;
+        for (std::size_t l = 0; l < len; ++l) in += " " + hex(a[l]) + "*" + hex(b[l]);
+        FAIL_CHECK("seed " << kSeed << " " << name << " " << std::string(info(row.in).name) << "->"
+                           << std::string(info(row.out).name) << " c " << hex(c) << " inputs" << in
+                           << ": ref " << hex(want) << " fast " << hex(got));
+      }
+    }
+    CHECK_MESSAGE(mism == 0, name << ": " << mism << " of " << ran << " steps differ");
+    CHECK(ran > trials / 2);
+    total += ran;
+  }
+  MESSAGE(total << " steps compared");
+}
+
+TEST_CASE("GEMM driver equals ref::dot: shapes, transposes, strides, semantics, threads") {
+  std::size_t dots = 0;
+  for (const auto& [name, row] : all_rows()) {
+    Gen g(kSeed ^ (std::hash<std::string>{}(name) * 3));
+    std::size_t row_dots = 0;
+    for (int t = 0; row_dots < 20000 * kScale; ++t) {
+      const std::size_t m = 1 + g.rng() % 23, n = 1 + g.rng() % 29, k = g.rng() % 70;
+      const bool ta = g.rng() & 1, tb = g.rng() & 1, into_c = t % 2;
+      const std::ptrdiff_t lda = (ta ? m : k) + g.rng() % 3, ldb = (tb ? k : n) + g.rng() % 3,
+                           ldc = n + g.rng() % 3;
+      const bool narrow = t % 3 == 0;
+      const int ca = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+      // Operands stored in the unit's input format (no conversion).
+      std::vector<uint64_t> A((ta ? k : m) * lda + 1), B((tb ? n : k) * ldb + 1), C(m * ldc + 1);
+      for (auto& x : A) x = g.bits(row.in, narrow, ca);
+      for (auto& x : B) x = g.bits(row.in, narrow, ca);
+      for (auto& x : C) x = g.bits(row.out, narrow, ca);
+      const std::vector<uint64_t> C0 = C;
+      driver::GemmSpec spec;
+      spec.row = &row;
+      spec.accumulate_into_c = into_c;
+      spec.threads = 1 + t % 2;
+      // Storage = the unit's formats, in their storage types.
+      std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
+      for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
+      for (std::size_t i = 0; i < B.size(); ++i) driver::store(row.in, Bs.data(), i, B[i]);
+      for (std::size_t i = 0; i < C.size(); ++i) driver::store(row.out, Cs.data(), i, C[i]);
+      driver::Operand a{row.in, As.data(), lda, ta}, b{row.in, Bs.data(), ldb, tb};
+      const double beta = into_c ? 1.0 : 0.0;
+      driver::gemm(spec, m, n, k, 1.0, a, b, beta, row.out, Cs.data(), ldc);
+      std::vector<uint64_t> ar(k), bc(k);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          for (std::size_t l = 0; l < k; ++l) {
+            ar[l] = A[ta ? l * lda + i : i * lda + l];
+            bc[l] = B[tb ? j * ldb + l : l * ldb + j];
+          }
+          // alpha = 1: D is the unit's accumulator itself; the chain starts
+          // from C (into-c, beta = 1) or from +0 (gpu-blas, beta = 0).
+          const uint64_t c0 = into_c ? C0[i * ldc + j] : zero_bits(row.out, false);
+          uint64_t want = ref::dot(row, k, ar.data(), bc.data(), c0);
+          if (is_nan(row.out, want)) want = ref::nan_result(row);  // k = 0 passes C's NaN on
+          const uint64_t got = driver::load(row.out, Cs.data(), i * ldc + j);
+          if (got != want && ++bad <= 2)
+            FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k
+                               << " ta" << ta << " tb" << tb << " into_c " << into_c << " threads "
+                               << spec.threads << " at (" << i << "," << j << "): ref " << hex(want)
+                               << " gemm " << hex(got));
+          ++row_dots;
+        }
+      // Padding between rows (ldc > n) is never written.
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = n; j < static_cast<std::size_t>(ldc); ++j)
+          CHECK(driver::load(row.out, Cs.data(), i * ldc + j) == C0[i * ldc + j]);
+      if (bad) break;
+    }
+    dots += row_dots;
+  }
+  MESSAGE(dots << " dot products compared");
+}
+
+TEST_CASE("results do not depend on the thread count") {
+  const Model h100 = lookup_model("H100");
+  const ModelRow& row = *h100.find(Fmt::fp16, Fmt::fp32);
+  Gen g(kSeed);
+  const std::size_t m = 67, n = 301, k = 133;
+  std::vector<uint16_t> A(m * k), B(k * n);
+  for (auto& x : A) x = static_cast<uint16_t>(g.bits(Fmt::fp16, false, 15));
+  for (auto& x : B) x = static_cast<uint16_t>(g.bits(Fmt::fp16, false, 15));
+  std::vector<uint32_t> C1(m * n), C3(m * n);
+  driver::GemmSpec spec;
+  spec.row = &row;
+  driver::Operand a{Fmt::fp16, A.data(), static_cast<std::ptrdiff_t>(k), false};
+  driver::Operand b{Fmt::fp16, B.data(), static_cast<std::ptrdiff_t>(n), false};
+  spec.threads = 1;
+  driver::gemm(spec, m, n, k, 1.0, a, b, 0.0, Fmt::fp32, C1.data(), n);
+  spec.threads = 3;
+  driver::gemm(spec, m, n, k, 1.0, a, b, 0.0, Fmt::fp32, C3.data(), n);
+  CHECK(C1 == C3);
+}
