@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "hwy/base.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #endif
@@ -16,6 +18,7 @@
 #endif
 
 #include "driver/kernels.h"
+#include "driver/simd.h"
 #include "ref/reference.h"
 #include "ref/wide_accumulator.h"
 
@@ -77,12 +80,24 @@ struct Panel {
   std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
   std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
   std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
+  // SIMD kernels: float significands; for B also lane-interleaved copies
+  // (groups of 16 vectors, element l of lane j at l*16 + j).
+  std::vector<float> fsig, lane_sig;
+  std::vector<int32_t> lane_exp;
+  std::vector<uint8_t> group_special;  // per (group, step)
 
-  void resize(std::size_t count) {
+  void resize(std::size_t count, bool simd, bool lanes) {
     bits.assign(count * kp, 0);
     sig.assign(count * kp, 0);
     exp.assign(count * kp, fast::kZeroExp);
     special.assign(count * steps, 0);
+    if (simd) fsig.assign(count * kp, 0.0f);
+    if (simd && lanes) {
+      const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
+      lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);
+      lane_exp.assign(groups * kp * fast::kSimdLanes, fast::kZeroExp);
+      group_special.assign(groups * steps, 0);
+    }
   }
 };
 
@@ -100,6 +115,13 @@ void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bo
     const std::size_t at = v * p.kp + l;
     p.bits[at] = bits;
     if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
+    if (!p.fsig.empty()) p.fsig[at] = static_cast<float>(p.sig[at]);
+  }
+  if (p.lane_sig.empty()) return;
+  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  for (std::size_t l = 0; l < k; ++l) {
+    p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
+    p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
   }
 }
 
@@ -192,6 +214,14 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
     store(c_storage, C, c_at(i, j), is_nan(epi, d) ? nan_store : convert(epi, c_storage, d, Round::rne));
   };
 
+  // The chain's first accumulator: +0, or beta*C rounded to the unit's
+  // output format (accumulate-into-C).
+  auto initial_acc = [&](std::size_t i, std::size_t j) {
+    if (spec.accumulate_into_c && read_c && !row.ignores_c)
+      return scale_round(beta, c_storage, load(c_storage, C, c_at(i, j)), out);
+    return zero_bits(out, false);
+  };
+
   const int threads = thread_count(spec.threads);
   FpEnvGuard env_main;
 
@@ -211,6 +241,8 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   const std::size_t kp = steps * step;
   const fast::StepFn kernel = spec.use_reference ? nullptr : fast::step_kernel(row);
   const bool fp64 = fast::operand_kind(row) == fast::Operand::real64;
+  fast::SimdParams sp{};
+  const bool simd = kernel && !spec.simd_off && fast::simd_params(row, sp);
 
   // Blocking over N (shared packed B panel) and M (per-thread A panels).
   const std::size_t NC = 256, MC = 16;
@@ -219,9 +251,12 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   bp.steps = steps;
   for (std::size_t j0 = 0; j0 < n; j0 += NC) {
     const std::size_t nc = std::min(NC, n - j0);
-    bp.resize(nc);
+    bp.resize(nc, simd, true);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::size_t v = 0; v < nc; ++v) pack_vector(row, spec, B, false, j0 + v, k, bp, v);
+    for (std::size_t v = 0; v < nc && simd; ++v)
+      for (std::size_t s = 0; s < steps; ++s)
+        bp.group_special[(v / fast::kSimdLanes) * steps + s] |= bp.special[v * steps + s];
 
 #pragma omp parallel num_threads(threads)
     {
@@ -232,26 +267,54 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
 #pragma omp for schedule(dynamic)
       for (std::size_t i0 = 0; i0 < m; i0 += MC) {
         const std::size_t mc = std::min(MC, m - i0);
-        ap.resize(mc);
+        ap.resize(mc, simd, false);
         for (std::size_t v = 0; v < mc; ++v) pack_vector(row, spec, A, true, i0 + v, k, ap, v);
         for (std::size_t v = 0; v < mc; ++v) {
           const std::size_t i = i0 + v;
+          if (simd) {
+            // 16 columns at a time; lanes past nc compute zeros, unused.
+            for (std::size_t g = 0; g * fast::kSimdLanes < nc; ++g) {
+              HWY_ALIGN_MAX uint32_t acc[fast::kSimdLanes] = {}, prev[fast::kSimdLanes];
+              const std::size_t lanes = std::min(fast::kSimdLanes, nc - g * fast::kSimdLanes);
+              for (std::size_t q = 0; q < lanes; ++q)
+                acc[q] = static_cast<uint32_t>(initial_acc(i, j0 + g * fast::kSimdLanes + q));
+              for (std::size_t s = 0; s < steps; ++s) {
+                const std::size_t l = s * step, len = std::min(step, k - l);
+                std::memcpy(prev, acc, sizeof acc);
+                const std::size_t at = (g * kp + l) * fast::kSimdLanes;
+                fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                          bp.lane_sig.data() + (at), bp.lane_exp.data() + (at), acc);
+                // Lanes the vector code does not cover: NaN/Inf inputs
+                // (reference) or a NaN/Inf accumulator (scalar kernel).
+                const bool a_special = ap.special[v * steps + s];
+                const bool b_special = bp.group_special[g * steps + s];
+                for (std::size_t q = 0; q < lanes; ++q) {
+                  const std::size_t w = g * fast::kSimdLanes + q;
+                  if (a_special || (b_special && bp.special[w * steps + s]))
+                    acc[q] = static_cast<uint32_t>(ref::step(row, len, ap.bits.data() + (v * kp + l), bp.bits.data() + (w * kp + l), prev[q]));
+                  else if ((prev[q] & 0x7F800000u) == 0x7F800000u)
+                    acc[q] = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                    bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), prev[q]);
+                }
+              }
+              for (std::size_t q = 0; q < lanes; ++q) epilogue(acc[q], i, j0 + g * fast::kSimdLanes + q);
+            }
+            continue;
+          }
           for (std::size_t w = 0; w < nc; ++w) {
             const std::size_t j = j0 + w;
             // The chain's first accumulator.
-            uint64_t acc = zero_bits(out, false);
-            if (spec.accumulate_into_c && read_c && !row.ignores_c)
-              acc = scale_round(beta, c_storage, load(c_storage, C, c_at(i, j)), out);
-            const uint64_t* ab = &ap.bits[v * kp];
-            const uint64_t* bb = &bp.bits[w * kp];
+            uint64_t acc = initial_acc(i, j);
+            const uint64_t* ab = ap.bits.data() + (v * kp);
+            const uint64_t* bb = bp.bits.data() + (w * kp);
             if (fp64) {
               acc = fp64_chain(row, k, ab, bb, acc);
             } else {
               for (std::size_t s = 0; s < steps; ++s) {
                 const std::size_t l = s * step, len = std::min(step, k - l);
                 if (kernel && !ap.special[v * steps + s] && !bp.special[w * steps + s])
-                  acc = kernel(row, static_cast<int>(len), &ap.sig[v * kp + l], &ap.exp[v * kp + l],
-                               &bp.sig[w * kp + l], &bp.exp[w * kp + l], static_cast<uint32_t>(acc));
+                  acc = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                               bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), static_cast<uint32_t>(acc));
                 else
                   acc = ref::step(row, len, ab + l, bb + l, acc);
               }

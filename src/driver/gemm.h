@@ -29,6 +29,7 @@ struct GemmSpec {
   bool accumulate_into_c = false;       // MMAEMU_ACC_INTO_C semantics
   int threads = 0;                      // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all
   bool use_reference = false;           // run every step on ref::step (tests)
+  bool simd_off = false;                // scalar kernels only (tests)
 };
 
 /// D (m x n, row-major view with leading dimension ldc, storage c_storage) =

@@ -16,6 +16,8 @@
 #include "driver/fast_round.h"
 #include "driver/gemm.h"
 #include "driver/kernels.h"
+#include "driver/simd.h"
+#include "hwy/targets.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
@@ -138,7 +140,7 @@ TEST_CASE("fast step kernels equal ref::step for every row") {
       ++ran;
       if (got != want && ++mism <= 3) {
         std::string in;
-        for (std::size_t l = 0; l < len; ++l) in += " " + hex(a[l]) + "*" + hex(b[l]);
+        for (std::size_t l = 0; l < len; ++l) in.append(" ").append(hex(a[l])).append("*").append(hex(b[l]));
         FAIL_CHECK("seed " << kSeed << " " << name << " " << std::string(info(row.in).name) << "->"
                            << std::string(info(row.out).name) << " c " << hex(c) << " inputs" << in
                            << ": ref " << hex(want) << " fast " << hex(got));
@@ -151,66 +153,93 @@ TEST_CASE("fast step kernels equal ref::step for every row") {
   MESSAGE(total << " steps compared");
 }
 
+namespace {
+
+// Random GEMMs of one row through the driver, compared with ref::dot
+// element by element; returns the number of dot products compared.
+std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::size_t min_dots, bool simd_off) {
+  Gen g(kSeed ^ (std::hash<std::string>{}(name) * 3));
+  std::size_t row_dots = 0;
+  for (int t = 0; row_dots < min_dots; ++t) {
+    const std::size_t m = 1 + g.rng() % 23, n = 1 + g.rng() % 40, k = g.rng() % 70;
+    const bool ta = g.rng() & 1, tb = g.rng() & 1, into_c = t % 2;
+    const std::ptrdiff_t lda = (ta ? m : k) + g.rng() % 3, ldb = (tb ? k : n) + g.rng() % 3,
+                         ldc = n + g.rng() % 3;
+    const bool narrow = t % 3 == 0;
+    const int ca = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+    // Operands stored in the unit's input format (no conversion).
+    std::vector<uint64_t> A((ta ? k : m) * lda + 1), B((tb ? n : k) * ldb + 1), C(m * ldc + 1);
+    for (auto& x : A) x = g.bits(row.in, narrow, ca);
+    for (auto& x : B) x = g.bits(row.in, narrow, ca);
+    for (auto& x : C) x = g.bits(row.out, narrow, ca);
+    const std::vector<uint64_t> C0 = C;
+    driver::GemmSpec spec;
+    spec.row = &row;
+    spec.accumulate_into_c = into_c;
+    spec.threads = 1 + t % 2;
+    spec.simd_off = simd_off;
+    std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
+    for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
+    for (std::size_t i = 0; i < B.size(); ++i) driver::store(row.in, Bs.data(), i, B[i]);
+    for (std::size_t i = 0; i < C.size(); ++i) driver::store(row.out, Cs.data(), i, C[i]);
+    driver::Operand a{row.in, As.data(), lda, ta}, b{row.in, Bs.data(), ldb, tb};
+    driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), ldc);
+    std::vector<uint64_t> ar(k), bc(k);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t l = 0; l < k; ++l) {
+          ar[l] = A[ta ? l * lda + i : i * lda + l];
+          bc[l] = B[tb ? j * ldb + l : l * ldb + j];
+        }
+        // alpha = 1: D is the unit's accumulator itself; the chain starts
+        // from C (into-c, beta = 1) or from +0 (gpu-blas, beta = 0).
+        const uint64_t c0 = into_c ? C0[i * ldc + j] : zero_bits(row.out, false);
+        uint64_t want = ref::dot(row, k, ar.data(), bc.data(), c0);
+        if (is_nan(row.out, want)) want = ref::nan_result(row);  // k = 0 passes C's NaN on
+        const uint64_t got = driver::load(row.out, Cs.data(), i * ldc + j);
+        if (got != want && ++bad <= 2)
+          FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " ta" << ta
+                             << " tb" << tb << " into_c " << into_c << " threads " << spec.threads
+                             << " simd_off " << simd_off << " at (" << i << "," << j << "): ref " << hex(want)
+                             << " gemm " << hex(got));
+        ++row_dots;
+      }
+    // Padding between rows (ldc > n) is never written.
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = n; j < static_cast<std::size_t>(ldc); ++j)
+        CHECK(driver::load(row.out, Cs.data(), i * ldc + j) == C0[i * ldc + j]);
+    if (bad) break;
+  }
+  return row_dots;
+}
+
+}  // namespace
+
 TEST_CASE("GEMM driver equals ref::dot: shapes, transposes, strides, semantics, threads") {
   std::size_t dots = 0;
   for (const auto& [name, row] : all_rows()) {
-    Gen g(kSeed ^ (std::hash<std::string>{}(name) * 3));
-    std::size_t row_dots = 0;
-    for (int t = 0; row_dots < 20000 * kScale; ++t) {
-      const std::size_t m = 1 + g.rng() % 23, n = 1 + g.rng() % 29, k = g.rng() % 70;
-      const bool ta = g.rng() & 1, tb = g.rng() & 1, into_c = t % 2;
-      const std::ptrdiff_t lda = (ta ? m : k) + g.rng() % 3, ldb = (tb ? k : n) + g.rng() % 3,
-                           ldc = n + g.rng() % 3;
-      const bool narrow = t % 3 == 0;
-      const int ca = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
-      // Operands stored in the unit's input format (no conversion).
-      std::vector<uint64_t> A((ta ? k : m) * lda + 1), B((tb ? n : k) * ldb + 1), C(m * ldc + 1);
-      for (auto& x : A) x = g.bits(row.in, narrow, ca);
-      for (auto& x : B) x = g.bits(row.in, narrow, ca);
-      for (auto& x : C) x = g.bits(row.out, narrow, ca);
-      const std::vector<uint64_t> C0 = C;
-      driver::GemmSpec spec;
-      spec.row = &row;
-      spec.accumulate_into_c = into_c;
-      spec.threads = 1 + t % 2;
-      // Storage = the unit's formats, in their storage types.
-      std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
-      for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
-      for (std::size_t i = 0; i < B.size(); ++i) driver::store(row.in, Bs.data(), i, B[i]);
-      for (std::size_t i = 0; i < C.size(); ++i) driver::store(row.out, Cs.data(), i, C[i]);
-      driver::Operand a{row.in, As.data(), lda, ta}, b{row.in, Bs.data(), ldb, tb};
-      const double beta = into_c ? 1.0 : 0.0;
-      driver::gemm(spec, m, n, k, 1.0, a, b, beta, row.out, Cs.data(), ldc);
-      std::vector<uint64_t> ar(k), bc(k);
-      std::size_t bad = 0;
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-          for (std::size_t l = 0; l < k; ++l) {
-            ar[l] = A[ta ? l * lda + i : i * lda + l];
-            bc[l] = B[tb ? j * ldb + l : l * ldb + j];
-          }
-          // alpha = 1: D is the unit's accumulator itself; the chain starts
-          // from C (into-c, beta = 1) or from +0 (gpu-blas, beta = 0).
-          const uint64_t c0 = into_c ? C0[i * ldc + j] : zero_bits(row.out, false);
-          uint64_t want = ref::dot(row, k, ar.data(), bc.data(), c0);
-          if (is_nan(row.out, want)) want = ref::nan_result(row);  // k = 0 passes C's NaN on
-          const uint64_t got = driver::load(row.out, Cs.data(), i * ldc + j);
-          if (got != want && ++bad <= 2)
-            FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k
-                               << " ta" << ta << " tb" << tb << " into_c " << into_c << " threads "
-                               << spec.threads << " at (" << i << "," << j << "): ref " << hex(want)
-                               << " gemm " << hex(got));
-          ++row_dots;
-        }
-      // Padding between rows (ldc > n) is never written.
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = n; j < static_cast<std::size_t>(ldc); ++j)
-          CHECK(driver::load(row.out, Cs.data(), i * ldc + j) == C0[i * ldc + j]);
-      if (bad) break;
-    }
-    dots += row_dots;
+    dots += compare_gemms(name, row, 20000 * kScale, false);
+    fast::SimdParams sp;
+    if (fast::simd_params(row, sp)) dots += compare_gemms(name + " scalar", row, 5000 * kScale, true);
   }
   MESSAGE(dots << " dot products compared");
+}
+
+TEST_CASE("SIMD kernel: every compiled and supported target") {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t dots = 0;
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const auto& [name, row] : all_rows()) {
+      fast::SimdParams sp;
+      if (!fast::simd_params(row, sp)) continue;
+      dots += compare_gemms(name + " " + std::string(hwy::TargetName(target)), row, 4000 * kScale, false);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(targets.size() << " targets (best: " << fast::simd_target_name() << "), " << dots << " dot products");
+  CHECK(!targets.empty());
 }
 
 TEST_CASE("results do not depend on the thread count") {

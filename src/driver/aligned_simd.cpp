@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// SIMD step kernel for the NVIDIA block FMA (aligned sum, c early, fp32
+// result with RZ or RNE), 16 output columns at a time, one binary compiled
+// for every x86 target Highway knows and dispatched at run time.
+//
+// Per lane (output column) and block, exactly as spec §2.4:
+//
+//   E    = max(e_a + e_b over nonzero products, e_c if c != 0, floor)
+//   t_l  = trunc(|m_a m_b| * 2^(F - (E - e_p)))      (each term, toward 0)
+//   S    = sum t_l + trunc(|m_c| * 2^(F - (E - e_c)))
+//   d    = round_fp32(S * 2^(E - F))
+//
+// The truncations are done in float: m_a*m_b (< 2^22 as an integer) times a
+// power of two is exact whenever the result is >= 1, and cvttps2dq truncates
+// toward zero, i.e. per term in sign-magnitude as the hardware does; results
+// below 1 become 0 either way. A scale whose exponent would fall below the
+// float range is clamped to 0 (the term is < 1 then). Partial sums stay in
+// int32 (4 accumulators of <= 8 terms < 2^(F+2) each); their sum is formed
+// exactly in double, scaled by 2^(E-F) (exact), and converted to float:
+// RNE is the conversion itself; RZ steps back one ulp where the conversion
+// rounded up in magnitude and maps |V| >= 2^128 to Inf (spec §2.9 step 5).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "driver/aligned_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "driver/simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mmaemu {
+namespace fast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void AlignedStep16(const SimdParams& p, int len, const float* af, const int32_t* ae, const float* bf,
+                   const int32_t* be, uint32_t* acc) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<float, decltype(di)> df;
+  const std::size_t N = hn::Lanes(di);
+  constexpr int32_t kLow = -(1 << 30);
+
+  // Stage 1 (int32/float lanes): per lane E, the partial sums, the c term.
+  HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes];
+  for (std::size_t v = 0; v < kSimdLanes; v += N) {
+    const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+    const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
+    const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
+    const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
+    const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
+                             hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
+
+    auto E = hn::Set(di, kLow);
+    for (int l = 0; l < len; ++l)
+      E = hn::Max(E, hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v)));
+    const auto none = hn::Lt(E, hn::Set(di, kNoExp));
+    E = hn::Max(E, hn::IfThenElse(czero, hn::Set(di, kLow), e_c));
+    hn::StoreU(hn::VecFromMask(di, hn::And(none, czero)), di, empty + v);
+    E = hn::Max(E, hn::Set(di, p.floor));
+
+    // Float exponent field of 2^(F - 2man - E + e_p) is base + e_p.
+    const auto base = hn::Sub(hn::Set(di, p.F - p.man2 + 127), E);
+    auto s0 = hn::Zero(di), s1 = hn::Zero(di), s2 = hn::Zero(di), s3 = hn::Zero(di);
+    for (int l = 0; l < len; ++l) {
+      const auto ep = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v));
+      const auto x = hn::Max(hn::Add(ep, base), hn::Zero(di));
+      const auto scale = hn::BitCast(df, hn::ShiftLeft<23>(x));
+      const auto ms = hn::Mul(hn::Set(df, af[l]), hn::LoadU(df, bf + l * kSimdLanes + v));
+      const auto t = hn::ConvertTo(di, hn::Mul(ms, scale));
+      switch (l & 3) {
+        case 0: s0 = hn::Add(s0, t); break;
+        case 1: s1 = hn::Add(s1, t); break;
+        case 2: s2 = hn::Add(s2, t); break;
+        default: s3 = hn::Add(s3, t); break;
+      }
+    }
+    const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
+    auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
+    tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
+    hn::StoreU(hn::Add(s0, s1), di, s01 + v);
+    hn::StoreU(hn::Add(s2, s3), di, s23 + v);
+    hn::StoreU(tc, di, sc + v);
+    hn::StoreU(E, di, ee + v);
+  }
+
+  // Stage 2 (double lanes): exact sum, scale, round to fp32.
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<int32_t, decltype(dd)> d32;
+  const hn::Rebind<float, decltype(dd)> dfh;
+  const hn::Rebind<int64_t, decltype(dd)> d64;
+  const std::size_t M = hn::Lanes(dd);
+  for (std::size_t v = 0; v < kSimdLanes; v += M) {
+    const auto S = hn::Add(hn::Add(hn::PromoteTo(dd, hn::LoadU(d32, s01 + v)), hn::PromoteTo(dd, hn::LoadU(d32, s23 + v))),
+                           hn::PromoteTo(dd, hn::LoadU(d32, sc + v)));
+    const auto ebits = hn::PromoteTo(d64, hn::Add(hn::LoadU(d32, ee + v), hn::Set(d32, 1023 - p.F)));
+    const auto V = hn::Mul(S, hn::BitCast(dd, hn::ShiftLeft<52>(ebits)));
+    const auto f = hn::DemoteTo(dfh, V);  // round to nearest even
+    auto bits = hn::BitCast(d32, f);
+    const auto aV = hn::Abs(V);
+    if (p.rz) {
+      const auto up = hn::And(hn::Lt(aV, hn::Abs(hn::PromoteTo(dd, f))), hn::Lt(aV, hn::Set(dd, 0x1p128)));
+      bits = hn::Sub(bits, hn::DemoteTo(d32, hn::IfThenElseZero(up, hn::Set(dd, 1.0))));
+      bits = hn::And(bits, hn::Set(d32, p.frac_mask));
+    }
+    // Overflow to +-Inf (some targets' conversions saturate instead): RZ
+    // from 2^128 on, RNE from the midpoint above the largest float.
+    const double limit = p.rz ? 0x1p128 : 0x1.ffffffp127;
+    const auto big = hn::DemoteTo(d32, hn::IfThenElseZero(hn::Ge(aV, hn::Set(dd, limit)), hn::Set(dd, 1.0)));
+    const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
+    bits = hn::IfThenElse(hn::Eq(big, hn::Set(d32, 1)), inf, bits);
+    bits = hn::AndNot(hn::LoadU(d32, empty + v), bits);  // empty block: +0
+    hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + v);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace fast
+}  // namespace mmaemu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mmaemu {
+namespace fast {
+
+HWY_EXPORT(AlignedStep16);
+
+void simd_aligned_step16(const SimdParams& p, int len, const float* af, const int32_t* ae, const float* bf,
+                         const int32_t* be, uint32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(AlignedStep16)(p, len, af, ae, bf, be, acc);
+}
+
+const char* simd_target_name() {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  return targets.empty() ? "none" : hwy::TargetName(targets.front());  // best first
+}
+
+bool simd_params(const ModelRow& row, SimdParams& p) {
+  // The path of NVIDIA tensor cores with fp32 results; everything else (and
+  // custom variants outside this envelope) runs on the scalar kernels.
+  if (row.accum != Accumulation::aligned || row.c_entry != CEntry::early ||
+      row.grouping != Grouping::contiguous || row.out != Fmt::fp32 ||
+      row.product != ProductForm::denormalised || row.zero_c_is_term || !row.out_subnormals ||
+      operand_kind(row) != Operand::integer || row.frac_bits > 26 || row.block > 32)
+    return false;
+  if (row.final_round != Round::rz && !(row.final_round == Round::rne && row.result_frac_bits() == 23))
+    return false;
+  p.F = row.frac_bits;
+  p.man2 = 2 * info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits;
+  p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
+  p.rz = row.final_round == Round::rz;
+  p.frac_mask = static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
+  return true;
+}
+
+}  // namespace fast
+}  // namespace mmaemu
+#endif  // HWY_ONCE
