@@ -8,5 +8,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
-  doctest-dev libmpfr-dev libgmp-dev >/dev/null
+  doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev >/dev/null
 echo "setup-debian: packages installed"

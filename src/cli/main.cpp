@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/kernels.h"
+#include "driver/simd.h"
 #include "models/model.h"
 #include "validate/validate.h"
 
@@ -60,8 +62,8 @@ int cmd_models(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mmaemu: %s\n", e.what());
     return 2;
   }
-  std::printf("%-11s %-28s %-9s %-5s %-11s %3s %3s %4s %-5s %-6s %s\n", "model", "instruction",
-              "input", "out", "m x n x k", "N", "F", "bits", "round", "floor", "path");
+  std::printf("%-11s %-28s %-9s %-5s %-11s %3s %3s %4s %-5s %-6s %-6s %s\n", "model", "instruction",
+              "input", "out", "m x n x k", "N", "F", "bits", "round", "floor", "kernel", "path");
   for (const Model& m : models) {
     for (const ModelRow& r : m.rows) {
       char shape[32], floor[16];
@@ -71,16 +73,18 @@ int cmd_models(const std::vector<std::string>& args) {
       else
         std::snprintf(floor, sizeof floor, "%d", r.align_floor);
       const bool aligned = r.accum == Accumulation::aligned;
-      std::printf("%-11s %-28s %-9s %-5s %-11s %3d %3s %4d %-5s %-6s %s\n", m.name.c_str(),
+      std::printf("%-11s %-28s %-9s %-5s %-11s %3d %3s %4d %-5s %-6s %-6s %s\n", m.name.c_str(),
                   r.instr, info(r.in).name, info(r.out).name, shape,
                   r.accum == Accumulation::fma_chain ? 1 : r.block,
                   aligned ? std::to_string(r.frac_bits).c_str() : "-", r.result_frac_bits(),
                   r.accum == Accumulation::aligned ? round_name(r.final_round) : "RNE", floor,
-                  path_name(r).c_str());
+                  fast::kernel_name(r), path_name(r).c_str());
     }
   }
   std::printf("\nN: products per block; F: fraction bits of the alignment window; bits: "
-              "fraction bits of the result.\nAliases:");
+              "fraction bits of the result; kernel: the GEMM engine's path (simd: Highway, "
+              "dispatched here to %s; scalar; fp64: host binary64 FMAs).\nAliases:",
+              fast::simd_target_name());
   for (const Gpu& g : gpus())
     if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
   std::printf("\n");

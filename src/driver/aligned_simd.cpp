@@ -36,8 +36,8 @@ namespace fast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-void AlignedStep16(const SimdParams& p, int len, const float* af, const int32_t* ae, const float* bf,
-                   const int32_t* be, uint32_t* acc) {
+void AlignedStep16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                   const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
   const hn::ScalableTag<int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
   const std::size_t N = hn::Lanes(di);
@@ -50,8 +50,6 @@ void AlignedStep16(const SimdParams& p, int len, const float* af, const int32_t*
     const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
     const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
     const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
-    const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
-                             hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
 
     auto E = hn::Set(di, kLow);
     for (int l = 0; l < len; ++l)
@@ -61,22 +59,40 @@ void AlignedStep16(const SimdParams& p, int len, const float* af, const int32_t*
     hn::StoreU(hn::VecFromMask(di, hn::And(none, czero)), di, empty + v);
     E = hn::Max(E, hn::Set(di, p.floor));
 
-    // Float exponent field of 2^(F - 2man - E + e_p) is base + e_p.
-    const auto base = hn::Sub(hn::Set(di, p.F - p.man2 + 127), E);
     auto s0 = hn::Zero(di), s1 = hn::Zero(di), s2 = hn::Zero(di), s3 = hn::Zero(di);
-    for (int l = 0; l < len; ++l) {
-      const auto ep = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v));
-      const auto x = hn::Max(hn::Add(ep, base), hn::Zero(di));
-      const auto scale = hn::BitCast(df, hn::ShiftLeft<23>(x));
-      const auto ms = hn::Mul(hn::Set(df, af[l]), hn::LoadU(df, bf + l * kSimdLanes + v));
-      const auto t = hn::ConvertTo(di, hn::Mul(ms, scale));
+    auto add = [&](int l, decltype(s0) t) {
       switch (l & 3) {
         case 0: s0 = hn::Add(s0, t); break;
         case 1: s1 = hn::Add(s1, t); break;
         case 2: s2 = hn::Add(s2, t); break;
         default: s3 = hn::Add(s3, t); break;
       }
+    };
+    const auto in_window = hn::And(hn::Gt(E, hn::Set(di, -101)), hn::Lt(E, hn::Set(di, 101)));
+    if (hn::AllTrue(di, in_window)) {
+      // Fast form on the values: t = trunc(a*b * 2^(F-E)). With
+      // -100 <= E <= 100 every product that can reach the window is an exact
+      // normal float (|a*b| < 2^102; below 2^-126 it truncates to 0 anyway),
+      // and so is 2^(F-E).
+      const auto scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, p.F + 127), E)));
+      for (int l = 0; l < len; ++l) {
+        const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes + v));
+        add(l, hn::ConvertTo(di, hn::Mul(prod, scale)));
+      }
+    } else {
+      // Any exponent: the float exponent field of 2^(F - 2man - E + e_p)
+      // is base + e_p, clamped at 0 (such terms are < 1 and truncate to 0).
+      const auto base = hn::Sub(hn::Set(di, p.F - p.man2 + 127), E);
+      for (int l = 0; l < len; ++l) {
+        const auto ep = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v));
+        const auto x = hn::Max(hn::Add(ep, base), hn::Zero(di));
+        const auto ms = hn::Mul(hn::Set(df, af[l]), hn::LoadU(df, bf + l * kSimdLanes + v));
+        add(l, hn::ConvertTo(di, hn::Mul(ms, hn::BitCast(df, hn::ShiftLeft<23>(x)))));
+      }
     }
+    // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
+    const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
+                             hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
     const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
     auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
     tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
@@ -127,9 +143,9 @@ namespace fast {
 
 HWY_EXPORT(AlignedStep16);
 
-void simd_aligned_step16(const SimdParams& p, int len, const float* af, const int32_t* ae, const float* bf,
-                         const int32_t* be, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(AlignedStep16)(p, len, af, ae, bf, be, acc);
+void simd_aligned_step16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                         const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(AlignedStep16)(p, len, av, af, ae, bv, bf, be, acc);
 }
 
 const char* simd_target_name() {

@@ -80,9 +80,10 @@ struct Panel {
   std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
   std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
   std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
-  // SIMD kernels: float significands; for B also lane-interleaved copies
-  // (groups of 16 vectors, element l of lane j at l*16 + j).
-  std::vector<float> fsig, lane_sig;
+  // SIMD kernels: values and significands as floats; for B also
+  // lane-interleaved copies (groups of 16 vectors, element l of lane j at
+  // l*16 + j).
+  std::vector<float> fval, fsig, lane_val, lane_sig;
   std::vector<int32_t> lane_exp;
   std::vector<uint8_t> group_special;  // per (group, step)
 
@@ -91,23 +92,25 @@ struct Panel {
     sig.assign(count * kp, 0);
     exp.assign(count * kp, fast::kZeroExp);
     special.assign(count * steps, 0);
-    if (simd) fsig.assign(count * kp, 0.0f);
+    if (simd) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
     if (simd && lanes) {
       const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
       lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);
+      lane_val.assign(groups * kp * fast::kSimdLanes, 0.0f);
       lane_exp.assign(groups * kp * fast::kSimdLanes, fast::kZeroExp);
       group_special.assign(groups * steps, 0);
     }
   }
 };
 
-// Packs vector v of the panel from op(X) row/column `index`.
+// Packs vector v of the panel from op(X) row/column `index`, k elements
+// from k0 on.
 void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
-                 std::size_t index, std::size_t k, Panel& p, std::size_t v) {
+                 std::size_t index, std::size_t k0, std::size_t k, Panel& p, std::size_t v) {
   const std::size_t step = ref::step_k(row);
   for (std::size_t l = 0; l < k; ++l) {
-    // Element (index, l) of op(A), or (l, index) of op(B).
-    const std::size_t r = is_a ? index : l, c = is_a ? l : index;
+    // Element (index, k0 + l) of op(A), or (k0 + l, index) of op(B).
+    const std::size_t r = is_a ? index : k0 + l, c = is_a ? k0 + l : index;
     const std::ptrdiff_t off = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
                                        : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
     uint64_t bits = load(X.storage, X.data, off);
@@ -115,12 +118,17 @@ void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bo
     const std::size_t at = v * p.kp + l;
     p.bits[at] = bits;
     if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
-    if (!p.fsig.empty()) p.fsig[at] = static_cast<float>(p.sig[at]);
+    if (!p.fsig.empty()) {
+      // The unit's operand value (fp8 already widened to fp16): exact in fp32.
+      p.fsig[at] = static_cast<float>(p.sig[at]);
+      p.fval[at] = std::ldexp(p.fsig[at], p.exp[at] - fast::unit_man(row));
+    }
   }
   if (p.lane_sig.empty()) return;
   const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
   for (std::size_t l = 0; l < k; ++l) {
     p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
+    p.lane_val[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fval[v * p.kp + l];
     p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
   }
 }
@@ -237,92 +245,118 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   }
 
   const std::size_t step = ref::step_k(row);
-  const std::size_t steps = (k + step - 1) / step;
-  const std::size_t kp = steps * step;
   const fast::StepFn kernel = spec.use_reference ? nullptr : fast::step_kernel(row);
   const bool fp64 = fast::operand_kind(row) == fast::Operand::real64;
   fast::SimdParams sp{};
   const bool simd = kernel && !spec.simd_off && fast::simd_params(row, sp);
 
-  // Blocking over N (shared packed B panel) and M (per-thread A panels).
-  const std::size_t NC = 256, MC = 16;
+  // Blocking: N panels of NC columns; along k, chunks of KC (a multiple of
+  // the step, so the chain's steps are the same whatever the blocking), each
+  // chunk's B panel packed once and shared; M in tasks of MC rows. The
+  // accumulators of a whole N panel carry the chain from chunk to chunk.
+  // Extra memory: B chunk ~KC*NC*32 bytes + accumulators m*NC*4 (8 for fp64).
+  const std::size_t NC = fp64 ? 256 : 1024, MC = 8;
+  const std::size_t KC = std::max<std::size_t>(1, 256 / step) * step;
+  std::vector<uint32_t> acc32;
+  std::vector<uint64_t> acc64;
   Panel bp;
-  bp.kp = kp;
-  bp.steps = steps;
   for (std::size_t j0 = 0; j0 < n; j0 += NC) {
     const std::size_t nc = std::min(NC, n - j0);
-    bp.resize(nc, simd, true);
+    (fp64 ? acc64.resize(m * nc) : acc32.resize(m * nc));
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::size_t v = 0; v < nc; ++v) pack_vector(row, spec, B, false, j0 + v, k, bp, v);
-    for (std::size_t v = 0; v < nc && simd; ++v)
-      for (std::size_t s = 0; s < steps; ++s)
-        bp.group_special[(v / fast::kSimdLanes) * steps + s] |= bp.special[v * steps + s];
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t w = 0; w < nc; ++w) {
+        const uint64_t a0 = initial_acc(i, j0 + w);
+        if (fp64) acc64[i * nc + w] = a0;
+        else acc32[i * nc + w] = static_cast<uint32_t>(a0);
+      }
+
+    for (std::size_t k0 = 0; k0 < k; k0 += KC) {
+      const std::size_t kc = std::min(KC, k - k0);
+      const std::size_t steps = (kc + step - 1) / step, kp = steps * step;
+      bp.kp = kp;
+      bp.steps = steps;
+      bp.resize(nc, simd, true);
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (std::size_t v = 0; v < nc; ++v) pack_vector(row, spec, B, false, j0 + v, k0, kc, bp, v);
+      for (std::size_t v = 0; v < nc && simd; ++v)
+        for (std::size_t s = 0; s < steps; ++s)
+          bp.group_special[(v / fast::kSimdLanes) * steps + s] |= bp.special[v * steps + s];
 
 #pragma omp parallel num_threads(threads)
-    {
-      FpEnvGuard env_thread;
-      Panel ap;
-      ap.kp = kp;
-      ap.steps = steps;
+      {
+        FpEnvGuard env_thread;
+        Panel ap;
+        ap.kp = kp;
+        ap.steps = steps;
 #pragma omp for schedule(dynamic)
-      for (std::size_t i0 = 0; i0 < m; i0 += MC) {
-        const std::size_t mc = std::min(MC, m - i0);
-        ap.resize(mc, simd, false);
-        for (std::size_t v = 0; v < mc; ++v) pack_vector(row, spec, A, true, i0 + v, k, ap, v);
-        for (std::size_t v = 0; v < mc; ++v) {
-          const std::size_t i = i0 + v;
-          if (simd) {
-            // 16 columns at a time; lanes past nc compute zeros, unused.
+        for (std::size_t i0 = 0; i0 < m; i0 += MC) {
+          const std::size_t mc = std::min(MC, m - i0);
+          ap.resize(mc, simd, false);
+          for (std::size_t v = 0; v < mc; ++v) pack_vector(row, spec, A, true, i0 + v, k0, kc, ap, v);
+          for (std::size_t v = 0; v < mc; ++v) {
+            const std::size_t i = i0 + v;
+            const uint64_t* ab = ap.bits.data() + v * kp;
+            if (fp64) {
+              for (std::size_t w = 0; w < nc; ++w)
+                acc64[i * nc + w] = fp64_chain(row, kc, ab, bp.bits.data() + w * kp, acc64[i * nc + w]);
+              continue;
+            }
+            if (!simd) {
+              for (std::size_t w = 0; w < nc; ++w) {
+                const uint64_t* bb = bp.bits.data() + w * kp;
+                uint64_t acc = acc32[i * nc + w];
+                for (std::size_t s = 0; s < steps; ++s) {
+                  const std::size_t l = s * step, len = std::min(step, kc - l);
+                  if (kernel && !ap.special[v * steps + s] && !bp.special[w * steps + s])
+                    acc = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                 bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), static_cast<uint32_t>(acc));
+                  else
+                    acc = ref::step(row, len, ab + l, bb + l, acc);
+                }
+                acc32[i * nc + w] = static_cast<uint32_t>(acc);
+              }
+              continue;
+            }
+            // SIMD: 16 columns at a time; lanes past nc compute zeros, unused.
             for (std::size_t g = 0; g * fast::kSimdLanes < nc; ++g) {
               HWY_ALIGN_MAX uint32_t acc[fast::kSimdLanes] = {}, prev[fast::kSimdLanes];
-              const std::size_t lanes = std::min(fast::kSimdLanes, nc - g * fast::kSimdLanes);
-              for (std::size_t q = 0; q < lanes; ++q)
-                acc[q] = static_cast<uint32_t>(initial_acc(i, j0 + g * fast::kSimdLanes + q));
+              const std::size_t w0 = g * fast::kSimdLanes, lanes = std::min(fast::kSimdLanes, nc - w0);
+              std::memcpy(acc, &acc32[i * nc + w0], lanes * sizeof(uint32_t));
               for (std::size_t s = 0; s < steps; ++s) {
-                const std::size_t l = s * step, len = std::min(step, k - l);
+                const std::size_t l = s * step, len = std::min(step, kc - l);
                 std::memcpy(prev, acc, sizeof acc);
                 const std::size_t at = (g * kp + l) * fast::kSimdLanes;
-                fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
-                                          bp.lane_sig.data() + (at), bp.lane_exp.data() + (at), acc);
+                fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
+                                          ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                          bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at, acc);
                 // Lanes the vector code does not cover: NaN/Inf inputs
                 // (reference) or a NaN/Inf accumulator (scalar kernel).
                 const bool a_special = ap.special[v * steps + s];
                 const bool b_special = bp.group_special[g * steps + s];
+                uint32_t c_special = 0;
+                for (std::size_t q = 0; q < fast::kSimdLanes; ++q) c_special |= (~prev[q] & 0x7F800000u) == 0;
+                if (!(a_special || b_special || c_special)) continue;
                 for (std::size_t q = 0; q < lanes; ++q) {
-                  const std::size_t w = g * fast::kSimdLanes + q;
+                  const std::size_t w = w0 + q;
                   if (a_special || (b_special && bp.special[w * steps + s]))
-                    acc[q] = static_cast<uint32_t>(ref::step(row, len, ap.bits.data() + (v * kp + l), bp.bits.data() + (w * kp + l), prev[q]));
+                    acc[q] = static_cast<uint32_t>(ref::step(row, len, ab + l, bp.bits.data() + (w * kp + l), prev[q]));
                   else if ((prev[q] & 0x7F800000u) == 0x7F800000u)
                     acc[q] = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
                                     bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), prev[q]);
                 }
               }
-              for (std::size_t q = 0; q < lanes; ++q) epilogue(acc[q], i, j0 + g * fast::kSimdLanes + q);
+              std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
             }
-            continue;
-          }
-          for (std::size_t w = 0; w < nc; ++w) {
-            const std::size_t j = j0 + w;
-            // The chain's first accumulator.
-            uint64_t acc = initial_acc(i, j);
-            const uint64_t* ab = ap.bits.data() + (v * kp);
-            const uint64_t* bb = bp.bits.data() + (w * kp);
-            if (fp64) {
-              acc = fp64_chain(row, k, ab, bb, acc);
-            } else {
-              for (std::size_t s = 0; s < steps; ++s) {
-                const std::size_t l = s * step, len = std::min(step, k - l);
-                if (kernel && !ap.special[v * steps + s] && !bp.special[w * steps + s])
-                  acc = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
-                               bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), static_cast<uint32_t>(acc));
-                else
-                  acc = ref::step(row, len, ab + l, bb + l, acc);
-              }
-            }
-            epilogue(acc, i, j);
           }
         }
       }
+    }
+
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t i = 0; i < m; ++i) {
+      FpEnvGuard env_thread;
+      for (std::size_t w = 0; w < nc; ++w) epilogue(fp64 ? acc64[i * nc + w] : acc32[i * nc + w], i, j0 + w);
     }
   }
 }

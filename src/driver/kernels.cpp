@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "driver/fast_round.h"
+#include "driver/simd.h"
 #include "ref/reference.h"
 #include "ref/wide_accumulator.h"
 
@@ -196,8 +197,6 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
   return !(pos || neg);
 }
 
-int unit_man(const ModelRow& row) { return info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits; }
-
 uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
                       const int32_t* sb, const int32_t* eb, uint32_t c) {
   const CTerm ct = c_term(row.out, c);
@@ -309,6 +308,8 @@ uint32_t fma_step(const ModelRow& row, int len, const int32_t* sa, const int32_t
 
 }  // namespace
 
+int unit_man(const ModelRow& row) { return info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits; }
+
 Operand operand_kind(const ModelRow& row) {
   if (row.in == Fmt::fp64 || row.out == Fmt::fp64) return Operand::real64;
   return row.accum == Accumulation::pairwise || row.accum == Accumulation::fma_chain
@@ -363,6 +364,8 @@ StepFn step_kernel(const ModelRow& row) {
 
 const char* kernel_name(const ModelRow& row) {
   if (operand_kind(row) == Operand::real64) return "fp64";
+  SimdParams p;
+  if (simd_params(row, p)) return "simd";
   return step_kernel(row) ? "scalar" : "reference";
 }
 

@@ -29,12 +29,18 @@ Operand operand_kind(const ModelRow& row);
 /// Returns false if it is NaN or Inf (the step then runs on the reference).
 bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp);
 
+/// Fraction bits of the significands the unit multiplies (fp8 read as fp16
+/// on the interleaved HMMA path).
+int unit_man(const ModelRow& row);
+
 /// The fast step: c and the result are bits of row.out (fp32 or fp16).
 using StepFn = uint32_t (*)(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
                             const int32_t* sb, const int32_t* eb, uint32_t c);
 StepFn step_kernel(const ModelRow& row);
 
-/// What `mmaemu models` reports about the fast path of a row.
+/// The fast path of a row as `mmaemu models` reports it: "simd" (Highway
+/// kernel), "scalar" (fast scalar kernel), "fp64" (host binary64 FMAs) or
+/// "reference" (the reference engine itself).
 const char* kernel_name(const ModelRow& row);
 
 }  // namespace mmaemu::fast

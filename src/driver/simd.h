@@ -26,11 +26,12 @@ struct SimdParams {
 bool simd_params(const ModelRow& row, SimdParams& p);
 
 /// One block of the aligned, c-early, fp32-result path for 16 lanes.
-/// af/ae: A's row (float significand, exponent) at the block's first k;
-/// bf/be: B's lane-interleaved panel at the same k; acc: c in, d out
-/// (fp32 bits). Lanes whose c is Inf or NaN must be redone by the caller.
-void simd_aligned_step16(const SimdParams& p, int len, const float* af, const int32_t* ae, const float* bf,
-                         const int32_t* be, uint32_t* acc);
+/// av/af/ae: A's row at the block's first k (value as float, integer
+/// significand as float, decomposition exponent); bv/bf/be: the same of B's
+/// lane-interleaved panel; acc: c in, d out (fp32 bits). Lanes whose c is
+/// Inf or NaN must be redone by the caller.
+void simd_aligned_step16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                         const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();

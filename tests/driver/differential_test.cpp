@@ -161,7 +161,10 @@ std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::siz
   Gen g(kSeed ^ (std::hash<std::string>{}(name) * 3));
   std::size_t row_dots = 0;
   for (int t = 0; row_dots < min_dots; ++t) {
-    const std::size_t m = 1 + g.rng() % 23, n = 1 + g.rng() % 40, k = g.rng() % 70;
+    // Now and then k spans several of the driver's k-chunks (256).
+    const bool long_k = t % 7 == 3;
+    const std::size_t m = 1 + g.rng() % (long_k ? 5 : 23), n = 1 + g.rng() % 40,
+                      k = long_k ? 250 + g.rng() % 600 : g.rng() % 70;
     const bool ta = g.rng() & 1, tb = g.rng() & 1, into_c = t % 2;
     const std::ptrdiff_t lda = (ta ? m : k) + g.rng() % 3, ldb = (tb ? k : n) + g.rng() % 3,
                          ldc = n + g.rng() % 3;
