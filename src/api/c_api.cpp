@@ -181,7 +181,7 @@ void mmaemu_gemm_options_init(mmaemu_gemm_options* opt) {
   opt->input = MMAEMU_FP16;
   opt->output = MMAEMU_FP32;
   opt->input_rounding = MMAEMU_RNE;
-  opt->saturate = 1;
+  opt->saturate = 0;
   opt->accumulate = MMAEMU_ACC_GPU_BLAS;
   opt->threads = 0;
 }
@@ -204,7 +204,9 @@ int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt) {
   // Defaults follow what the vendor stacks do: tf32/xf32 units truncate the
   // fp32 registers they read; fp16/bf16/fp8 conversions round to nearest.
   opt->input_rounding = *f == Fmt::tf32 ? MMAEMU_RZ : MMAEMU_RNE;
-  opt->saturate = 1;
+  // fp8 conversions saturate (__NV_SATFINITE, what the vendor libraries use);
+  // fp16/bf16 overflow to Inf as __float2half_rn and numpy do.
+  opt->saturate = info(*f).width == 8;
   if (rnd == "rne") opt->input_rounding = MMAEMU_RNE;
   else if (rnd == "rz") opt->input_rounding = MMAEMU_RZ;
   else if (rnd == "rna") opt->input_rounding = MMAEMU_RNA;

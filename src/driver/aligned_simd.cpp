@@ -154,8 +154,25 @@ const char* simd_target_name() {
 }
 
 bool simd_params(const ModelRow& row, SimdParams& p) {
+  p = SimdParams{};
+  p.pair_group = row.pair_group;
+  p.keep_sign = row.flush_sign == FlushSign::keep;
+  p.out_subnormals = row.out_subnormals;
+  if (operand_kind(row) == Operand::real && row.out == Fmt::fp32 && row.in != Fmt::fp64) {
+    if (row.accum == Accumulation::fma_chain) {
+      p.kind = SimdKind::fma_chain;
+      return true;
+    }
+    if (row.accum == Accumulation::pairwise && row.product == ProductForm::fp32_rne &&
+        (row.pair_group == 2 || row.pair_group == 4)) {
+      p.kind = SimdKind::pairwise;
+      return true;
+    }
+    return false;
+  }
   // The path of NVIDIA tensor cores with fp32 results; everything else (and
   // custom variants outside this envelope) runs on the scalar kernels.
+  p.kind = SimdKind::aligned;
   if (row.accum != Accumulation::aligned || row.c_entry != CEntry::early ||
       row.grouping != Grouping::contiguous || row.out != Fmt::fp32 ||
       row.product != ProductForm::denormalised || row.zero_c_is_term || !row.out_subnormals ||

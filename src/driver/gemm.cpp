@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "driver/fast_round.h"
 #include "driver/kernels.h"
 #include "driver/simd.h"
 #include "ref/reference.h"
@@ -55,6 +56,43 @@ int env_int(const char* name) {
   char* end = nullptr;
   const long x = std::strtol(v, &end, 10);
   return (*end == '\0' && x > 0 && x < 4096) ? static_cast<int>(x) : 0;
+}
+
+// convert() for the conversions the driver makes per element, with the
+// identity and the exact fp16 -> fp32 widening done without decoding.
+uint64_t convert_fast(Fmt from, Fmt to, uint64_t bits) {
+  if (from == to && !is_nan(from, bits)) return bits;
+  if (from == Fmt::fp16 && to == Fmt::fp32 && (bits & 0x7C00u) != 0x7C00u) return fast::fp16_to_fp32(static_cast<uint32_t>(bits));
+  return convert(from, to, bits, Round::rne);
+}
+
+// The storage -> unit-input conversion of one element; the frequent fp32 ->
+// fp16/bf16/tf32 cases without the generic decode (same bits as convert()).
+uint64_t convert_input(const GemmSpec& spec, Fmt from, Fmt to, uint64_t bits) {
+  if (from == to) return bits;
+  const uint32_t b = static_cast<uint32_t>(bits);
+  const uint32_t bexp = (b >> 23) & 255;
+  if (from != Fmt::fp32 || bexp == 255 || spec.input_overflow == Overflow::saturate)
+    return convert(from, to, bits, spec.input_round, spec.input_overflow);
+  const bool neg = b >> 31;
+  const uint64_t sig = (b & 0x7FFFFFu) | (bexp ? 1u << 23 : 0u);
+  const int exp = static_cast<int>(std::max(bexp, 1u)) - 127 - 23;
+  const Round r = spec.input_round;
+  if (sig == 0) return convert(from, to, bits, r, spec.input_overflow);  // signed zero
+  switch (to) {
+    case Fmt::tf32:  // fp32 layout, 10 fraction bits; no overflow possible for RZ
+      if (r == Round::rz) return b & 0xFFFFE000u;
+      if (r == Round::rne || r == Round::rna) return fast::round_fp32(neg, sig, exp, r, 10);
+      break;
+    case Fmt::fp16:  // RNE/RNA overflow is Inf, as Overflow::inf gives
+      if (r == Round::rne || r == Round::rna) return fast::round_fp16(neg, sig, exp, r);
+      break;
+    case Fmt::bf16:
+      if (r == Round::rne || r == Round::rna) return fast::round_binary<7, 127, 15>(neg, sig, exp, r, 7);
+      break;
+    default: break;
+  }
+  return convert(from, to, bits, r, spec.input_overflow);
 }
 
 // x (format f) times a double, rounded once to `out` (RNE).
@@ -114,14 +152,18 @@ void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bo
     const std::ptrdiff_t off = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
                                        : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
     uint64_t bits = load(X.storage, X.data, off);
-    if (X.storage != row.in) bits = convert(X.storage, row.in, bits, spec.input_round, spec.input_overflow);
+    bits = convert_input(spec, X.storage, row.in, bits);
     const std::size_t at = v * p.kp + l;
     p.bits[at] = bits;
     if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
     if (!p.fsig.empty()) {
-      // The unit's operand value (fp8 already widened to fp16): exact in fp32.
-      p.fsig[at] = static_cast<float>(p.sig[at]);
-      p.fval[at] = std::ldexp(p.fsig[at], p.exp[at] - fast::unit_man(row));
+      if (fast::operand_kind(row) == fast::Operand::real) {
+        p.fval[at] = std::bit_cast<float>(static_cast<uint32_t>(p.sig[at]));  // the fp32 value
+      } else {
+        // The unit's operand value (fp8 already widened to fp16): exact in fp32.
+        p.fsig[at] = static_cast<float>(p.sig[at]);
+        p.fval[at] = std::ldexp(p.fsig[at], p.exp[at] - fast::unit_man(row));
+      }
     }
   }
   if (p.lane_sig.empty()) return;
@@ -197,7 +239,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
                                                       : default_nan(c_storage);
   auto epilogue = [&](uint64_t acc, std::size_t i, std::size_t j) {
     if (is_nan(out, acc)) return store(c_storage, C, c_at(i, j), nan_store);
-    const uint64_t a = convert(out, epi, acc, Round::rne);  // exact widening
+    const uint64_t a = convert_fast(out, epi, acc);  // exact widening
     uint64_t d;
     if (wide) {
       const double x = std::bit_cast<double>(a) * std::bit_cast<double>(alpha_e);
@@ -213,13 +255,13 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
       float r = al * x;
       if (read_c && !spec.accumulate_into_c) {
         const float cv = std::bit_cast<float>(static_cast<uint32_t>(
-            convert(c_storage, epi, load(c_storage, C, c_at(i, j)), Round::rne)));
+            convert_fast(c_storage, epi, load(c_storage, C, c_at(i, j)))));
         r = std::fma(al, x, std::bit_cast<float>(static_cast<uint32_t>(beta_e)) * cv);
       }
       d = std::bit_cast<uint32_t>(r);
     }
     if (alpha == 1.0 && !(read_c && !spec.accumulate_into_c)) d = a;  // the accumulator itself
-    store(c_storage, C, c_at(i, j), is_nan(epi, d) ? nan_store : convert(epi, c_storage, d, Round::rne));
+    store(c_storage, C, c_at(i, j), is_nan(epi, d) ? nan_store : convert_fast(epi, c_storage, d));
   };
 
   // The chain's first accumulator: +0, or beta*C rounded to the unit's
@@ -323,13 +365,34 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
               HWY_ALIGN_MAX uint32_t acc[fast::kSimdLanes] = {}, prev[fast::kSimdLanes];
               const std::size_t w0 = g * fast::kSimdLanes, lanes = std::min(fast::kSimdLanes, nc - w0);
               std::memcpy(acc, &acc32[i * nc + w0], lanes * sizeof(uint32_t));
+              if (sp.kind == fast::SimdKind::fma_chain) {
+                // One IEEE chain over the whole chunk; NaN and Inf need no
+                // fallback (the epilogue gives NaN the unit's pattern).
+                fast::simd_fma_chain16(static_cast<int>(kc), ap.fval.data() + v * kp,
+                                       bp.lane_val.data() + g * kp * fast::kSimdLanes, reinterpret_cast<float*>(acc));
+                std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
+                continue;
+              }
               for (std::size_t s = 0; s < steps; ++s) {
                 const std::size_t l = s * step, len = std::min(step, kc - l);
                 std::memcpy(prev, acc, sizeof acc);
                 const std::size_t at = (g * kp + l) * fast::kSimdLanes;
-                fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
-                                          ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
-                                          bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at, acc);
+                float* accf = reinterpret_cast<float*>(acc);
+                switch (sp.kind) {
+                  case fast::SimdKind::aligned:
+                    fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
+                                              ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                              bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at,
+                                              acc);
+                    break;
+                  case fast::SimdKind::fma_chain:  // whole chunks, above
+                    break;
+                  case fast::SimdKind::pairwise:
+                    fast::simd_pairwise16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
+                                          ap.exp.data() + (v * kp + l), bp.lane_val.data() + at,
+                                          bp.lane_exp.data() + at, accf);
+                    break;
+                }
                 // Lanes the vector code does not cover: NaN/Inf inputs
                 // (reference) or a NaN/Inf accumulator (scalar kernel).
                 const bool a_special = ap.special[v * steps + s];

@@ -327,8 +327,9 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
   if (f != row.in) bits = convert(row.in, f, bits, Round::rne);  // exact fp8 -> fp16
   const Unpacked u = decode(f, bits);
   if (u.cls == Class::nan || u.cls == Class::inf) {
-    sig = 0;
-    exp = kZeroExp;
+    // Real operands keep the value (the IEEE kernels handle it natively).
+    sig = operand_kind(row) == Operand::real ? static_cast<int32_t>(to_fp32_bits(f, bits)) : 0;
+    exp = operand_kind(row) == Operand::real ? 0 : kZeroExp;
     return false;
   }
   const int man = info(f).man_bits;

@@ -13,12 +13,19 @@ namespace mmaemu::fast {
 
 inline constexpr std::size_t kSimdLanes = 16;
 
+/// Which SIMD kernel serves a row.
+enum class SimdKind : uint8_t { aligned, fma_chain, pairwise };
+
 struct SimdParams {
+  SimdKind kind;
   int32_t F;          // alignment window fraction bits
   int32_t man2;       // fraction bits of a product's significand (2 * man)
   int32_t floor;      // alignment exponent floor
   bool rz;            // RZ (else RNE)
   int32_t frac_mask;  // clears result bits beyond out_frac_bits
+  int32_t pair_group;    // pairwise: products per tree
+  bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
+  bool out_subnormals;   // pairwise: false = FTZ
 };
 
 /// Parameters of the SIMD kernel for `row`, or false if the row has none
@@ -32,6 +39,15 @@ bool simd_params(const ModelRow& row, SimdParams& p);
 /// Inf or NaN must be redone by the caller.
 void simd_aligned_step16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
                          const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
+
+/// fp32 FMA chain for 16 lanes: acc[j] = fma(av[l], bv[l*16 + j], acc[j]),
+/// l = 0..len-1 (values as floats, B lane-interleaved).
+void simd_fma_chain16(int len, const float* av, const float* bv, float* acc);
+
+/// One CDNA2 pairwise step for 16 lanes; af/bf flag flushed (subnormal)
+/// operands, whose products are +0.
+void simd_pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af, const float* bv,
+                     const int32_t* bf, float* acc);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();

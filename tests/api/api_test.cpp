@@ -68,22 +68,22 @@ TEST_CASE("sgemm input policies equal the reference engine bit for bit") {
     const char* model;
     Policy policy;
   } cases[] = {
-      {"H100", {"fp16", Fmt::fp16, Round::rne, Overflow::saturate}},
-      {"H100", {"bf16", Fmt::bf16, Round::rne, Overflow::saturate}},
-      {"H100", {"tf32", Fmt::tf32, Round::rz, Overflow::saturate}},
-      {"H100", {"tf32:rna", Fmt::tf32, Round::rna, Overflow::saturate}},
+      {"H100", {"fp16", Fmt::fp16, Round::rne, Overflow::ieee}},
+      {"H100", {"bf16", Fmt::bf16, Round::rne, Overflow::ieee}},
+      {"H100", {"tf32", Fmt::tf32, Round::rz, Overflow::ieee}},
+      {"H100", {"tf32:rna", Fmt::tf32, Round::rna, Overflow::ieee}},
       {"H100", {"e4m3", Fmt::e4m3, Round::rne, Overflow::saturate}},
       {"B200", {"e5m2", Fmt::e5m2, Round::rne, Overflow::saturate}},
       {"L40S", {"e4m3:rz", Fmt::e4m3, Round::rz, Overflow::saturate}},
-      {"V100", {"fp16", Fmt::fp16, Round::rne, Overflow::saturate}},
-      {"A100", {"tf32", Fmt::tf32, Round::rz, Overflow::saturate}},
-      {"MI100", {"bf16", Fmt::bf16, Round::rne, Overflow::saturate}},
-      {"MI250", {"fp16", Fmt::fp16, Round::rne, Overflow::saturate}},
-      {"MI250", {"fp32", Fmt::fp32, Round::rne, Overflow::saturate}},
-      {"MI300X", {"xf32", Fmt::tf32, Round::rz, Overflow::saturate}},
+      {"V100", {"fp16", Fmt::fp16, Round::rne, Overflow::ieee}},
+      {"A100", {"tf32", Fmt::tf32, Round::rz, Overflow::ieee}},
+      {"MI100", {"bf16", Fmt::bf16, Round::rne, Overflow::ieee}},
+      {"MI250", {"fp16", Fmt::fp16, Round::rne, Overflow::ieee}},
+      {"MI250", {"fp32", Fmt::fp32, Round::rne, Overflow::ieee}},
+      {"MI300X", {"xf32", Fmt::tf32, Round::rz, Overflow::ieee}},
       {"MI300X", {"fp8", Fmt::e4m3fnuz, Round::rne, Overflow::saturate}},
       {"MI300X", {"bf8", Fmt::e5m2fnuz, Round::rne, Overflow::saturate}},
-      {"MI300X", {"fp16", Fmt::fp16, Round::rne, Overflow::saturate}},
+      {"MI300X", {"fp16", Fmt::fp16, Round::rne, Overflow::ieee}},
   };
   std::mt19937_64 rng(kSeed);
   std::size_t compared = 0;
@@ -151,8 +151,8 @@ TEST_CASE("BLAS semantics: alpha, beta, quick returns, NaN in C") {
   auto acc = [&](int i, int j, uint64_t c0) {
     std::vector<uint64_t> a(k), b(k);
     for (int l = 0; l < k; ++l) {
-      a[l] = convert(Fmt::fp32, Fmt::fp16, std::bit_cast<uint32_t>(A[i * k + l]), Round::rne, Overflow::saturate);
-      b[l] = convert(Fmt::fp32, Fmt::fp16, std::bit_cast<uint32_t>(B[l * n + j]), Round::rne, Overflow::saturate);
+      a[l] = convert(Fmt::fp32, Fmt::fp16, std::bit_cast<uint32_t>(A[i * k + l]), Round::rne);
+      b[l] = convert(Fmt::fp32, Fmt::fp16, std::bit_cast<uint32_t>(B[l * n + j]), Round::rne);
     }
     return std::bit_cast<float>(static_cast<uint32_t>(ref::dot(row, k, a.data(), b.data(), c0)));
   };
@@ -262,4 +262,35 @@ TEST_CASE("errors: unsupported formats are refused, MMA_MODEL is read") {
   setenv("MMA_MODEL", "MI251", 1);
   CHECK(mmaemu_model_from_env(&m) == MMAEMU_ERR_UNKNOWN_MODEL);
   unsetenv("MMA_MODEL");
+}
+
+TEST_CASE("sgemm input conversion at the format boundaries equals convert()") {
+  // C = a * 1 on the unit: the product is exact, so C is the converted a.
+  const float one = 1.0f;
+  const float edges[] = {65504.0f, 65519.99f, 65520.0f, 70000.0f, 0x1p-24f, 0x1p-25f, 0x1.8p-25f, 0x1p-26f,
+                         0x1.ffep-15f, 3.0e38f, 0x1.fffffep127f, 0x1.ff8p127f, 1.0000001f, -0x1.0000ap-130f,
+                         0x1p-140f, -0.0f, 0x1.002p0f, 0x1.0008p0f, 0x1.0018p0f};
+  const struct {
+    const char* model;
+    const char* policy;
+    Fmt in;
+    Round r;
+  } cases[] = {{"H100", "fp16", Fmt::fp16, Round::rne}, {"H100", "bf16", Fmt::bf16, Round::rne},
+               {"H100", "tf32", Fmt::tf32, Round::rz},  {"H100", "tf32:rna", Fmt::tf32, Round::rna},
+               {"A100", "fp16:rna", Fmt::fp16, Round::rna}, {"A100", "tf32:rne", Fmt::tf32, Round::rne}};
+  for (const auto& c : cases) {
+    Handle h(c.model);
+    const Model model = lookup_model(c.model);
+    const ModelRow& row = *model.find(c.in, Fmt::fp32);
+    for (float a : edges) {
+      float C = NAN;
+      REQUIRE(mmaemu_sgemm(h.m, c.policy, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 1, 1, 1, 1.0f, &a, 1,
+                           &one, 1, 0.0f, &C, 1) == MMAEMU_OK);
+      const uint64_t x = convert(Fmt::fp32, c.in, std::bit_cast<uint32_t>(a), c.r);
+      const uint64_t y = convert(Fmt::fp32, c.in, std::bit_cast<uint32_t>(one), c.r);
+      const uint64_t want = ref::dot(row, 1, &x, &y, 0);
+      INFO(c.policy << " a = " << hex(std::bit_cast<uint32_t>(a)));
+      CHECK(hex(std::bit_cast<uint32_t>(C)) == hex(want));
+    }
+  }
 }
