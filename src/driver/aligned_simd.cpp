@@ -44,7 +44,9 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
   constexpr int32_t kLow = -(1 << 30);
 
   // Stage 1 (int32/float lanes): per lane E, the partial sums, the c term.
-  HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes];
+  HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes],
+      cin[kSimdLanes];
+  std::memcpy(cin, acc, sizeof cin);
   for (std::size_t v = 0; v < kSimdLanes; v += N) {
     const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
     const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
@@ -128,7 +130,21 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
     const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
     bits = hn::IfThenElse(hn::Eq(big, hn::Set(d32, 1)), inf, bits);
     bits = hn::AndNot(hn::LoadU(d32, empty + v), bits);  // empty block: +0
+    // c = NaN gives the unit's NaN, c = +-Inf stays (no NaN/Inf inputs here).
+    const auto c = hn::LoadU(d32, cin + v);
+    const auto c_nonfinite = hn::Eq(hn::And(c, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
+    const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(c, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
+    bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), c), bits);
     hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + v);
+  }
+}
+
+// `steps` consecutive blocks of `step` elements (the last one `last_len`).
+void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                  const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  for (int s = 0; s < steps; ++s) {
+    const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
+    AlignedStep16(p, s + 1 == steps ? last_len : step, av + a, af + a, ae + a, bv + b, bf + b, be + b, acc);
   }
 }
 
@@ -141,11 +157,11 @@ HWY_AFTER_NAMESPACE();
 namespace mmaemu {
 namespace fast {
 
-HWY_EXPORT(AlignedStep16);
+HWY_EXPORT(AlignedRun16);
 
-void simd_aligned_step16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
-                         const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(AlignedStep16)(p, len, av, af, ae, bv, bf, be, acc);
+void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                        const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
 }
 
 const char* simd_target_name() {
@@ -185,6 +201,7 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
   p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
   p.rz = row.final_round == Round::rz;
   p.frac_mask = static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
+  p.nan32 = static_cast<int32_t>(row.nan32);
   return true;
 }
 

@@ -297,7 +297,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   // chunk's B panel packed once and shared; M in tasks of MC rows. The
   // accumulators of a whole N panel carry the chain from chunk to chunk.
   // Extra memory: B chunk ~KC*NC*32 bytes + accumulators m*NC*4 (8 for fp64).
-  const std::size_t NC = fp64 ? 256 : 1024, MC = 8;
+  const std::size_t NC = fp64 ? 256 : 1024, MC = 32;
   const std::size_t KC = std::max<std::size_t>(1, 256 / step) * step;
   std::vector<uint32_t> acc32;
   std::vector<uint64_t> acc64;
@@ -336,7 +336,57 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
           const std::size_t mc = std::min(MC, m - i0);
           ap.resize(mc, simd, false);
           for (std::size_t v = 0; v < mc; ++v) pack_vector(row, spec, A, true, i0 + v, k0, kc, ap, v);
-          for (std::size_t v = 0; v < mc; ++v) {
+          // SIMD: 16 columns at a time (lanes past nc compute zeros, unused);
+          // groups outer so that a group's B panel stays in cache for the rows.
+          for (std::size_t g = 0; g * fast::kSimdLanes < nc && simd; ++g)
+            for (std::size_t v = 0; v < mc; ++v) {
+              const std::size_t i = i0 + v;
+              const uint64_t* ab = ap.bits.data() + v * kp;
+              HWY_ALIGN_MAX uint32_t acc[fast::kSimdLanes] = {}, prev[fast::kSimdLanes];
+              const std::size_t w0 = g * fast::kSimdLanes, lanes = std::min(fast::kSimdLanes, nc - w0);
+              std::memcpy(acc, &acc32[i * nc + w0], lanes * sizeof(uint32_t));
+              if (sp.kind == fast::SimdKind::fma_chain) {
+                // One IEEE chain over the whole chunk; NaN and Inf need no
+                // fallback (the epilogue gives NaN the unit's pattern).
+                fast::simd_fma_chain16(static_cast<int>(kc), ap.fval.data() + v * kp,
+                                       bp.lane_val.data() + g * kp * fast::kSimdLanes, reinterpret_cast<float*>(acc));
+                std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
+                continue;
+              }
+              // Runs of steps without NaN/Inf inputs go to the vector
+              // kernel in one call; a step with such inputs runs on the
+              // kernel too, and its affected lanes again on the reference.
+              auto run = [&](std::size_t s0, std::size_t s1) {
+                const std::size_t l = s0 * step, at = (g * kp + l) * fast::kSimdLanes;
+                const int last = static_cast<int>(std::min(step, kc - (s1 - 1) * step));
+                const int n_steps = static_cast<int>(s1 - s0), st = static_cast<int>(step);
+                if (sp.kind == fast::SimdKind::aligned)
+                  fast::simd_aligned_run16(sp, n_steps, st, last, ap.fval.data() + (v * kp + l),
+                                           ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
+                                           bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at, acc);
+                else
+                  fast::simd_pairwise_run16(sp, n_steps, st, last, ap.fval.data() + (v * kp + l),
+                                            ap.exp.data() + (v * kp + l), bp.lane_val.data() + at,
+                                            bp.lane_exp.data() + at, reinterpret_cast<float*>(acc));
+              };
+              for (std::size_t s = 0; s < steps;) {
+                std::size_t e = s;
+                while (e < steps && !ap.special[v * steps + e] && !bp.group_special[g * steps + e]) ++e;
+                if (e > s) run(s, e);
+                if (e == steps) break;
+                std::memcpy(prev, acc, sizeof acc);
+                run(e, e + 1);
+                const std::size_t l = e * step, len = std::min(step, kc - l);
+                for (std::size_t q = 0; q < lanes; ++q) {
+                  const std::size_t w = w0 + q;
+                  if (ap.special[v * steps + e] || bp.special[w * steps + e])
+                    acc[q] = static_cast<uint32_t>(ref::step(row, len, ab + l, bp.bits.data() + (w * kp + l), prev[q]));
+                }
+                s = e + 1;
+              }
+              std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
+            }
+          for (std::size_t v = 0; v < mc && !simd; ++v) {
             const std::size_t i = i0 + v;
             const uint64_t* ab = ap.bits.data() + v * kp;
             if (fp64) {
@@ -359,57 +409,6 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
                 acc32[i * nc + w] = static_cast<uint32_t>(acc);
               }
               continue;
-            }
-            // SIMD: 16 columns at a time; lanes past nc compute zeros, unused.
-            for (std::size_t g = 0; g * fast::kSimdLanes < nc; ++g) {
-              HWY_ALIGN_MAX uint32_t acc[fast::kSimdLanes] = {}, prev[fast::kSimdLanes];
-              const std::size_t w0 = g * fast::kSimdLanes, lanes = std::min(fast::kSimdLanes, nc - w0);
-              std::memcpy(acc, &acc32[i * nc + w0], lanes * sizeof(uint32_t));
-              if (sp.kind == fast::SimdKind::fma_chain) {
-                // One IEEE chain over the whole chunk; NaN and Inf need no
-                // fallback (the epilogue gives NaN the unit's pattern).
-                fast::simd_fma_chain16(static_cast<int>(kc), ap.fval.data() + v * kp,
-                                       bp.lane_val.data() + g * kp * fast::kSimdLanes, reinterpret_cast<float*>(acc));
-                std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
-                continue;
-              }
-              for (std::size_t s = 0; s < steps; ++s) {
-                const std::size_t l = s * step, len = std::min(step, kc - l);
-                std::memcpy(prev, acc, sizeof acc);
-                const std::size_t at = (g * kp + l) * fast::kSimdLanes;
-                float* accf = reinterpret_cast<float*>(acc);
-                switch (sp.kind) {
-                  case fast::SimdKind::aligned:
-                    fast::simd_aligned_step16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
-                                              ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
-                                              bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at,
-                                              acc);
-                    break;
-                  case fast::SimdKind::fma_chain:  // whole chunks, above
-                    break;
-                  case fast::SimdKind::pairwise:
-                    fast::simd_pairwise16(sp, static_cast<int>(len), ap.fval.data() + (v * kp + l),
-                                          ap.exp.data() + (v * kp + l), bp.lane_val.data() + at,
-                                          bp.lane_exp.data() + at, accf);
-                    break;
-                }
-                // Lanes the vector code does not cover: NaN/Inf inputs
-                // (reference) or a NaN/Inf accumulator (scalar kernel).
-                const bool a_special = ap.special[v * steps + s];
-                const bool b_special = bp.group_special[g * steps + s];
-                uint32_t c_special = 0;
-                for (std::size_t q = 0; q < fast::kSimdLanes; ++q) c_special |= (~prev[q] & 0x7F800000u) == 0;
-                if (!(a_special || b_special || c_special)) continue;
-                for (std::size_t q = 0; q < lanes; ++q) {
-                  const std::size_t w = w0 + q;
-                  if (a_special || (b_special && bp.special[w * steps + s]))
-                    acc[q] = static_cast<uint32_t>(ref::step(row, len, ab + l, bp.bits.data() + (w * kp + l), prev[q]));
-                  else if ((prev[q] & 0x7F800000u) == 0x7F800000u)
-                    acc[q] = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
-                                    bp.sig.data() + (w * kp + l), bp.exp.data() + (w * kp + l), prev[q]);
-                }
-              }
-              std::memcpy(&acc32[i * nc + w0], acc, lanes * sizeof(uint32_t));
             }
           }
         }

@@ -71,6 +71,14 @@ void Pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af
   }
 }
 
+void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
+                   const float* bv, const int32_t* bf, float* acc) {
+  for (int s = 0; s < steps; ++s) {
+    const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
+    Pairwise16(p, s + 1 == steps ? last_len : step, av + a, af + a, bv + b, bf + b, acc);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace fast
 }  // namespace mmaemu
@@ -81,15 +89,15 @@ namespace mmaemu {
 namespace fast {
 
 HWY_EXPORT(FmaChain16);
-HWY_EXPORT(Pairwise16);
+HWY_EXPORT(PairwiseRun16);
 
 void simd_fma_chain16(int len, const float* av, const float* bv, float* acc) {
   HWY_DYNAMIC_DISPATCH(FmaChain16)(len, av, bv, acc);
 }
 
-void simd_pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af, const float* bv,
-                     const int32_t* bf, float* acc) {
-  HWY_DYNAMIC_DISPATCH(Pairwise16)(p, len, av, af, bv, bf, acc);
+void simd_pairwise_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
+                         const float* bv, const int32_t* bf, float* acc) {
+  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, steps, step, last_len, av, af, bv, bf, acc);
 }
 
 }  // namespace fast

@@ -26,28 +26,31 @@ struct SimdParams {
   int32_t pair_group;    // pairwise: products per tree
   bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
   bool out_subnormals;   // pairwise: false = FTZ
+  int32_t nan32;         // the unit's NaN
 };
 
 /// Parameters of the SIMD kernel for `row`, or false if the row has none
 /// (the driver then runs the scalar kernel).
 bool simd_params(const ModelRow& row, SimdParams& p);
 
-/// One block of the aligned, c-early, fp32-result path for 16 lanes.
-/// av/af/ae: A's row at the block's first k (value as float, integer
-/// significand as float, decomposition exponent); bv/bf/be: the same of B's
-/// lane-interleaved panel; acc: c in, d out (fp32 bits). Lanes whose c is
-/// Inf or NaN must be redone by the caller.
-void simd_aligned_step16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
-                         const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
+/// `steps` consecutive blocks (of `step` elements, the last of `last_len`)
+/// of the aligned, c-early, fp32-result path for 16 lanes, none of whose
+/// inputs is NaN or Inf. av/af/ae: A's row at the first block's first k
+/// (value as float, integer significand as float, decomposition exponent);
+/// bv/bf/be: the same of B's lane-interleaved panel; acc: c in, d out (fp32
+/// bits; a NaN or Inf c is handled).
+void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                        const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
 
 /// fp32 FMA chain for 16 lanes: acc[j] = fma(av[l], bv[l*16 + j], acc[j]),
 /// l = 0..len-1 (values as floats, B lane-interleaved).
 void simd_fma_chain16(int len, const float* av, const float* bv, float* acc);
 
-/// One CDNA2 pairwise step for 16 lanes; af/bf flag flushed (subnormal)
-/// operands, whose products are +0.
-void simd_pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af, const float* bv,
-                     const int32_t* bf, float* acc);
+/// CDNA2 pairwise steps for 16 lanes (layout as simd_aligned_run16); af/bf
+/// flag flushed (subnormal) operands, whose products are +0. IEEE
+/// arithmetic: NaN and Inf need no special care (NaN bits are the host's).
+void simd_pairwise_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
+                         const float* bv, const int32_t* bf, float* acc);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();
