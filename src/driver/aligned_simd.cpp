@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "driver/simd.h"
+#include "driver/product_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -41,7 +42,6 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
   const hn::ScalableTag<int32_t> di;
   const hn::Rebind<float, decltype(di)> df;
   const std::size_t N = hn::Lanes(di);
-  constexpr int32_t kLow = -(1 << 30);
 
   // Stage 1 (int32/float lanes): per lane E, the partial sums, the c term.
   HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes],
@@ -53,53 +53,20 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
     const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
     const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
 
-    auto E = hn::Set(di, kLow);
-    for (int l = 0; l < len; ++l)
-      E = hn::Max(E, hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v)));
-    const auto none = hn::Lt(E, hn::Set(di, kNoExp));
-    E = hn::Max(E, hn::IfThenElse(czero, hn::Set(di, kLow), e_c));
+    // E = max(products, e_c if c != 0, floor); an empty block with c = 0 is +0.
+    auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c), hn::Set(di, p.floor));
+    auto a = hn::Zero(di), b = hn::Zero(di);
+    hn::Mask<decltype(di)> none;
+    ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
     hn::StoreU(hn::VecFromMask(di, hn::And(none, czero)), di, empty + v);
-    E = hn::Max(E, hn::Set(di, p.floor));
-
-    auto s0 = hn::Zero(di), s1 = hn::Zero(di), s2 = hn::Zero(di), s3 = hn::Zero(di);
-    auto add = [&](int l, decltype(s0) t) {
-      switch (l & 3) {
-        case 0: s0 = hn::Add(s0, t); break;
-        case 1: s1 = hn::Add(s1, t); break;
-        case 2: s2 = hn::Add(s2, t); break;
-        default: s3 = hn::Add(s3, t); break;
-      }
-    };
-    const auto in_window = hn::And(hn::Gt(E, hn::Set(di, -101)), hn::Lt(E, hn::Set(di, 101)));
-    if (hn::AllTrue(di, in_window)) {
-      // Fast form on the values: t = trunc(a*b * 2^(F-E)). With
-      // -100 <= E <= 100 every product that can reach the window is an exact
-      // normal float (|a*b| < 2^102; below 2^-126 it truncates to 0 anyway),
-      // and so is 2^(F-E).
-      const auto scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, p.F + 127), E)));
-      for (int l = 0; l < len; ++l) {
-        const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes + v));
-        add(l, hn::ConvertTo(di, hn::Mul(prod, scale)));
-      }
-    } else {
-      // Any exponent: the float exponent field of 2^(F - 2man - E + e_p)
-      // is base + e_p, clamped at 0 (such terms are < 1 and truncate to 0).
-      const auto base = hn::Sub(hn::Set(di, p.F - p.man2 + 127), E);
-      for (int l = 0; l < len; ++l) {
-        const auto ep = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v));
-        const auto x = hn::Max(hn::Add(ep, base), hn::Zero(di));
-        const auto ms = hn::Mul(hn::Set(df, af[l]), hn::LoadU(df, bf + l * kSimdLanes + v));
-        add(l, hn::ConvertTo(di, hn::Mul(ms, hn::BitCast(df, hn::ShiftLeft<23>(x)))));
-      }
-    }
     // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
     const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
                              hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
     const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
     auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
     tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
-    hn::StoreU(hn::Add(s0, s1), di, s01 + v);
-    hn::StoreU(hn::Add(s2, s3), di, s23 + v);
+    hn::StoreU(a, di, s01 + v);
+    hn::StoreU(b, di, s23 + v);
     hn::StoreU(tc, di, sc + v);
     hn::StoreU(E, di, ee + v);
   }
@@ -185,6 +152,22 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
       return true;
     }
     return false;
+  }
+  p.F = row.frac_bits;
+  p.man2 = 2 * info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits;
+  p.nan32 = static_cast<int32_t>(row.nan32);
+  // CDNA3: products aligned alone, c late with the two-stage round-down.
+  if (row.accum == Accumulation::aligned && row.c_entry == CEntry::late_rd &&
+      (row.grouping == Grouping::contiguous || row.grouping == Grouping::odd_even) &&
+      row.late_rd == LateRd::two_stage && row.out == Fmt::fp32 &&
+      row.final_round == Round::rne && row.result_frac_bits() == 23 && row.frac_bits == 24 &&
+      row.product == ProductForm::denormalised && row.zero_c_is_term && row.zero_c_exp == -126 &&
+      row.align_floor == kNoFloor && row.out_subnormals &&
+      operand_kind(row) == Operand::integer && row.block <= 32) {
+    p.kind = SimdKind::late;
+    p.odd_even = row.grouping == Grouping::odd_even;
+    p.cutoff = row.late_c_cutoff;
+    return true;
   }
   // The path of NVIDIA tensor cores with fp32 results; everything else (and
   // custom variants outside this envelope) runs on the scalar kernels.

@@ -360,14 +360,34 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
                 const std::size_t l = s0 * step, at = (g * kp + l) * fast::kSimdLanes;
                 const int last = static_cast<int>(std::min(step, kc - (s1 - 1) * step));
                 const int n_steps = static_cast<int>(s1 - s0), st = static_cast<int>(step);
-                if (sp.kind == fast::SimdKind::aligned)
+                if (sp.kind == fast::SimdKind::aligned) {
                   fast::simd_aligned_run16(sp, n_steps, st, last, ap.fval.data() + (v * kp + l),
                                            ap.fsig.data() + (v * kp + l), ap.exp.data() + (v * kp + l),
                                            bp.lane_val.data() + at, bp.lane_sig.data() + at, bp.lane_exp.data() + at, acc);
-                else
+                } else if (sp.kind == fast::SimdKind::late) {
+                  // Blocks whose products may reach 2^128 go to the scalar kernel.
+                  for (std::size_t s = s0; s < s1;) {
+                    const std::size_t ls = s * step, as = (g * kp + ls) * fast::kSimdLanes;
+                    const int done = fast::simd_late_run16(
+                        sp, static_cast<int>(s1 - s), st, last, ap.fval.data() + (v * kp + ls),
+                        ap.fsig.data() + (v * kp + ls), ap.exp.data() + (v * kp + ls), bp.lane_val.data() + as,
+                        bp.lane_sig.data() + as, bp.lane_exp.data() + as, acc);
+                    s += static_cast<std::size_t>(done);
+                    if (s == s1) break;
+                    const std::size_t lb = s * step, len = std::min(step, kc - lb);
+                    for (std::size_t q = 0; q < lanes; ++q) {
+                      const std::size_t w = w0 + q;
+                      acc[q] = kernel(row, static_cast<int>(len), ap.sig.data() + (v * kp + lb),
+                                      ap.exp.data() + (v * kp + lb), bp.sig.data() + (w * kp + lb),
+                                      bp.exp.data() + (w * kp + lb), acc[q]);
+                    }
+                    ++s;
+                  }
+                } else {
                   fast::simd_pairwise_run16(sp, n_steps, st, last, ap.fval.data() + (v * kp + l),
                                             ap.exp.data() + (v * kp + l), bp.lane_val.data() + at,
                                             bp.lane_exp.data() + at, reinterpret_cast<float*>(acc));
+                }
               };
               for (std::size_t s = 0; s < steps;) {
                 std::size_t e = s;

@@ -14,7 +14,7 @@ namespace mmaemu::fast {
 inline constexpr std::size_t kSimdLanes = 16;
 
 /// Which SIMD kernel serves a row.
-enum class SimdKind : uint8_t { aligned, fma_chain, pairwise };
+enum class SimdKind : uint8_t { aligned, late, fma_chain, pairwise };
 
 struct SimdParams {
   SimdKind kind;
@@ -27,6 +27,8 @@ struct SimdParams {
   bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
   bool out_subnormals;   // pairwise: false = FTZ
   int32_t nan32;         // the unit's NaN
+  bool odd_even;         // late: CDNA3 fp8 odd/even groups
+  int32_t cutoff;        // late: c dropped more than this many binades below (-1: never)
 };
 
 /// Parameters of the SIMD kernel for `row`, or false if the row has none
@@ -41,6 +43,13 @@ bool simd_params(const ModelRow& row, SimdParams& p);
 /// bits; a NaN or Inf c is handled).
 void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                         const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
+
+/// The CDNA3 late-c path (two-stage round-down, contiguous or odd/even groups), layout
+/// as simd_aligned_run16. Returns the number of blocks done: fewer than
+/// `steps` when a block's products may reach 2^128 (acc then holds the state
+/// before it, and the caller runs it on the scalar kernel).
+int simd_late_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                    const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
 
 /// fp32 FMA chain for 16 lanes: acc[j] = fma(av[l], bv[l*16 + j], acc[j]),
 /// l = 0..len-1 (values as floats, B lane-interleaved).

@@ -241,7 +241,7 @@ TEST_CASE("SIMD kernel: every compiled and supported target") {
     }
   }
   hwy::SetSupportedTargetsForTest(0);
-  MESSAGE(targets.size() << " targets (best: " << fast::simd_target_name() << "), " << dots << " dot products");
+  MESSAGE(targets.size() << " targets (best: " << std::string(fast::simd_target_name()) << "), " << dots << " dot products");
   CHECK(!targets.empty());
 }
 

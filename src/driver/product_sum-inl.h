@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The aligned product sum of one block for 16 lanes, shared by the SIMD
+// kernels (re-included once per Highway target; toggle guard).
+//
+//   E = max(seed, e_a + e_b over nonzero products)
+//   S = sum trunc(|a b| * 2^(F - E)) (sign-magnitude), as int32 partials
+//
+// t = trunc(a*b * 2^(F-E)) is computed in float: with -100 <= E <= 100
+// every product that can reach the window is an exact normal float and
+// so is 2^(F-E); otherwise from the integer significands with the scale
+// 2^(F - 2man - E + e_p) built per product (clamped to 0 below the float
+// range, where the term is < 1). cvttps2dq truncates toward zero.
+#if defined(MMAEMU_PRODUCT_SUM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef MMAEMU_PRODUCT_SUM_INL_H_
+#undef MMAEMU_PRODUCT_SUM_INL_H_
+#else
+#define MMAEMU_PRODUCT_SUM_INL_H_
+#endif
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mmaemu {
+namespace fast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline constexpr int32_t kLowExp = -(1 << 30);
+
+// Lanes [v, v + Lanes) of one block, products first, first + stride, ...
+// below len (stride 2: the odd/even groups of CDNA3 fp8). `E` holds the
+// seed on entry and the alignment exponent on return. `none` is set where no
+// product is nonzero. Returns two partial sums (products 0,1 mod 4 and 2,3
+// mod 4; each < 2^30 for blocks of up to 32 products and F <= 25).
+template <class DI, class V = hn::Vec<DI>>
+HWY_INLINE void ProductSum(DI di, int F, int man2, int len, const float* av, const float* af, const int32_t* ae,
+                           const float* bv, const float* bf, const int32_t* be, std::size_t v, V& E, V& s01,
+                           V& s23, hn::Mask<DI>& none, int first = 0, int stride = 1) {
+  const hn::Rebind<float, DI> df;
+  auto Ep = hn::Set(di, kLowExp);
+  for (int l = first; l < len; l += stride)
+    Ep = hn::Max(Ep, hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v)));
+  none = hn::Lt(Ep, hn::Set(di, kNoExp));
+  E = hn::Max(E, Ep);
+
+  auto s0 = hn::Zero(di), s1 = hn::Zero(di), s2 = hn::Zero(di), s3 = hn::Zero(di);
+  auto add = [&](int l, V t) {
+    switch (l & 3) {
+      case 0: s0 = hn::Add(s0, t); break;
+      case 1: s1 = hn::Add(s1, t); break;
+      case 2: s2 = hn::Add(s2, t); break;
+      default: s3 = hn::Add(s3, t); break;
+    }
+  };
+  const auto in_window = hn::And(hn::Gt(E, hn::Set(di, -101)), hn::Lt(E, hn::Set(di, 101)));
+  if (hn::AllTrue(di, in_window)) {
+    const auto scale = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, F + 127), E)));
+    for (int l = first; l < len; l += stride) {
+      const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes + v));
+      add(l, hn::ConvertTo(di, hn::Mul(prod, scale)));
+    }
+  } else {
+    const auto base = hn::Sub(hn::Set(di, F - man2 + 127), E);
+    for (int l = first; l < len; l += stride) {
+      const auto ep = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes + v));
+      const auto x = hn::Max(hn::Add(ep, base), hn::Zero(di));
+      const auto ms = hn::Mul(hn::Set(df, af[l]), hn::LoadU(df, bf + l * kSimdLanes + v));
+      add(l, hn::ConvertTo(di, hn::Mul(ms, hn::BitCast(df, hn::ShiftLeft<23>(x)))));
+    }
+  }
+  s01 = hn::Add(s0, s1);
+  s23 = hn::Add(s2, s3);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace fast
+}  // namespace mmaemu
+HWY_AFTER_NAMESPACE();
+
+#endif  // MMAEMU_PRODUCT_SUM_INL_H_ toggle
