@@ -166,6 +166,7 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
       operand_kind(row) == Operand::integer && row.block <= 32) {
     p.kind = SimdKind::late;
     p.odd_even = row.grouping == Grouping::odd_even;
+    p.exact_zero_c = row.late_exact_zero_c;
     p.cutoff = row.late_c_cutoff;
     return true;
   }

@@ -145,7 +145,7 @@ uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
 }
 
 // Late c with round-down alignment (CDNA3, spec §2.6; see reference.cpp).
-uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c) {
+uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Products& p) {
   const int F = row.frac_bits;
   const CTerm ct = c_term(row.out, c);
   if (P.empty && ct.zero) return 0;
@@ -160,9 +160,15 @@ uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c) {
   if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) s_c = 0;
   if (P.E >= e_c) return round_sum(row, P.S + shift_rd(s_c, P.E - e_c), P.E - F, row.final_round);
   const int d = e_c - P.E;
+  auto products_rd = [&](int extra) {
+    if (!(row.late_exact_zero_c && ct.zero)) return shift_rd(P.S * (int64_t{1} << extra), d);
+    ref::WideAccumulator exact;  // c = 0 dominating: the exact product sum
+    for (int l = 0; l < p.n; ++l) exact.add(p.sig[l] < 0, magnitude(p.sig[l]), p.e[l] - p.frac[l]);
+    return exact.floor_scaled(e_c - F - extra);
+  };
   if (row.late_rd == LateRd::single_stage)
-    return round_sum(row, shift_rd(P.S * 128, d) + s_c * 128, e_c - F - 7, row.final_round);
-  int64_t S = shift_rd(P.S * 256, d) + s_c * 256;
+    return round_sum(row, products_rd(7) + s_c * 128, e_c - F - 7, row.final_round);
+  int64_t S = products_rd(8) + s_c * 256;
   int lsb = e_c - F - 8;
   if (S != 0) {
     const int lead = std::max(lsb + bit_length(magnitude(S)) - 1, -126);
@@ -238,7 +244,7 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
       } else {
         P = sum_products(p, F, row.align_floor, all);
       }
-      return late_rd_add(row, P, c);
+      return late_rd_add(row, P, c, p);
     }
   }
   return 0;

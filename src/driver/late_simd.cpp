@@ -28,7 +28,8 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // One block; returns false (acc untouched) if a lane's products may reach
-// 2^128, which the caller then runs on the scalar kernel.
+// 2^128, or c = 0 dominates them (late_exact_zero_c), which the caller then
+// runs on the scalar kernel.
 bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
                 const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
   const hn::ScalableTag<int32_t> di;
@@ -56,6 +57,12 @@ bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, 
       hn::StoreU(E2, di, ep2 + v);
     }
     if (!hn::AllFalse(di, hn::Gt(E, hn::Set(di, 125)))) return false;  // |p| near 2^128
+    if (p.exact_zero_c) {  // c = 0 dominating every product: the scalar kernel
+      const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+      const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
+      const auto Emax = p.odd_even ? hn::Max(E, hn::LoadU(di, ep2 + v)) : E;
+      if (!hn::AllFalse(di, hn::AndNot(empty, hn::And(czero, hn::Lt(Emax, hn::Set(di, -126)))))) return false;
+    }
     hn::StoreU(E, di, ep + v);
     hn::StoreU(hn::VecFromMask(di, empty), di, none + v);
   }

@@ -28,6 +28,7 @@ struct SimdParams {
   bool out_subnormals;   // pairwise: false = FTZ
   int32_t nan32;         // the unit's NaN
   bool odd_even;         // late: CDNA3 fp8 odd/even groups
+  bool exact_zero_c;     // late: ModelRow::late_exact_zero_c
   int32_t cutoff;        // late: c dropped more than this many binades below (-1: never)
 };
 

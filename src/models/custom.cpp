@@ -99,6 +99,7 @@ void set_field(ModelRow& r, std::string_view key, std::string_view v) {
   else if (key == "c") r.c_entry = to_enum(key, v, kCEntries);
   else if (key == "grouping") r.grouping = to_enum(key, v, kGroupings);
   else if (key == "late_rd") r.late_rd = to_enum(key, v, kLateRds);
+  else if (key == "late_exact_zero_c") r.late_exact_zero_c = to_bool(key, v);
   else if (key == "cutoff") r.late_c_cutoff = v == "none" ? -1 : to_int(key, v);
   else if (key == "pair_group") r.pair_group = to_int(key, v);
   else if (key == "floor") r.align_floor = v == "none" ? kNoFloor : to_int(key, v);
@@ -121,7 +122,7 @@ void set_field(ModelRow& r, std::string_view key, std::string_view v) {
     throw std::invalid_argument(
         "custom model: unknown key '" + std::string(key) +
         "' (valid: base, in, out, m, n, k, block, frac, out_frac, round, late_round, product, "
-        "accum, c, grouping, late_rd, cutoff, pair_group, floor, zero_c, in_sub, out_sub, "
+        "accum, c, grouping, late_rd, late_exact_zero_c, cutoff, pair_group, floor, zero_c, in_sub, out_sub, "
         "flush_sign, prd_ovf, nan32, nan16, as_fp16)");
 }
 

@@ -81,6 +81,10 @@ struct ModelRow {
   CEntry c_entry = CEntry::early;
   Grouping grouping = Grouping::contiguous;
   LateRd late_rd = LateRd::two_stage;
+  bool late_exact_zero_c = false;  // late_rd with c = 0 dominating (every
+                            // product below 2^zero_c_exp): the product sum
+                            // enters the round-down exactly, not truncated to
+                            // F bits first (PA vector L3, i = 23; MI300)
   int late_c_cutoff = -1; // late_rd: c more than this many binades below the
                           // product sum is dropped, not rounded (-1: never)
   int pair_group = 4;     // pairwise: products per tree (4, or 2 for CDNA2

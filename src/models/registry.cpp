@@ -200,6 +200,7 @@ std::vector<ModelRow> build_rows() {
     r.frac_bits = 24;
     r.zero_c_is_term = true;
     r.zero_c_exp = -126;
+    r.late_exact_zero_c = true;
     r.product_overflow = true;
     r.instr = "v_mfma_f32_16x16x16_f16";
     r.in = fp16, r.m = 16, r.n = 16, r.k = 16, r.block = 8;

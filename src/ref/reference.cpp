@@ -231,7 +231,9 @@ Partial combine_rd(const Partial& x, const Partial& y) {
 //     normalised (never below 2^-126) and rounded down to 31 fraction bits
 //     below its leading one; then RNE.
 //   single_stage (toolbox, MMA-Sim): both at F+7 = 31 bits relative to 2^e_c.
-uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c) {
+// late_exact_zero_c: when c = 0 dominates, the product sum rounded down is
+// the exact sum of `terms` (PA L3, i = 23), not P.
+uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c, const std::vector<Term>& terms) {
   const int F = row.frac_bits;
   const std::optional<Term> ct = c_term(row.out, c);
   if (P.empty && !ct) return zero_bits(row.out, false);
@@ -249,11 +251,18 @@ uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c) {
     return round_partial(row, S, P.E - F, row.final_round);
   }
   const int d = e_c - P.E;
+  // The product sum rounded down to F + extra bits below 2^e_c.
+  auto products_rd = [&](int extra) {
+    if (!(row.late_exact_zero_c && !ct)) return shift_rd(P.S * (int64_t{1} << extra), d);
+    WideAccumulator exact;
+    for (const Term& t : terms) exact.add(t.neg, t.sig, t.e - t.frac);
+    return exact.floor_scaled(e_c - F - extra);
+  };
   if (row.late_rd == LateRd::single_stage) {
-    const int64_t S = shift_rd(P.S * (int64_t{1} << 7), d) + s_c * (int64_t{1} << 7);
+    const int64_t S = products_rd(7) + s_c * (int64_t{1} << 7);
     return round_partial(row, S, e_c - F - 7, row.final_round);
   }
-  int64_t S = shift_rd(P.S * (int64_t{1} << 8), d) + s_c * (int64_t{1} << 8);
+  int64_t S = products_rd(8) + s_c * (int64_t{1} << 8);
   int lsb = e_c - F - 8;  // 32 fraction bits relative to 2^e_c
   if (S != 0) {
     const uint64_t mag = S < 0 ? static_cast<uint64_t>(-S) : static_cast<uint64_t>(S);
@@ -334,6 +343,8 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
     }
     case CEntry::late_rd: {
       Partial P;
+      std::vector<Term> ts;
+      for (const Product& p : ps) ts.push_back(p.t);
       if (row.grouping == Grouping::odd_even) {
         const Partial even = align_sum(terms_where(ps, [](std::size_t i) { return i % 2 == 0; }),
                                        row.frac_bits, row.align_floor);
@@ -341,11 +352,9 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
                                       row.frac_bits, row.align_floor);
         P = combine_rd(even, odd);
       } else {
-        std::vector<Term> ts;
-        for (const Product& p : ps) ts.push_back(p.t);
         P = align_sum(ts, row.frac_bits, row.align_floor);
       }
-      return late_rd_add(row, P, c);
+      return late_rd_add(row, P, c, ts);
     }
   }
   return 0;

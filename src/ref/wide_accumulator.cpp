@@ -62,6 +62,17 @@ void WideAccumulator::add(bool neg, uint64_t sig, int exp) {
   }
 }
 
+int64_t WideAccumulator::floor_scaled(int lsb_exp) const {
+  // An arithmetic right shift of the two's complement number is a floor.
+  const int pos = lsb_exp - kLsbExp;
+  assert(pos >= 0 && pos / 64 + 1 < kLimbs);
+  auto limb = [&](int j) { return j < lo_ ? 0 : j > hi_ ? ext_ : limb_[j]; };
+  const int i = pos / 64, off = pos % 64;
+  uint64_t v = limb(i) >> off;
+  if (off) v |= limb(i + 1) << (64 - off);
+  return static_cast<int64_t>(v);
+}
+
 bool WideAccumulator::is_zero() const {
   if (ext_) return false;
   for (int j = lo_; j <= hi_; ++j)

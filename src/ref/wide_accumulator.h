@@ -32,6 +32,9 @@ class WideAccumulator {
   bool is_zero() const;
   bool is_negative() const { return ext_ != 0; }
 
+  /// floor(sum / 2^lsb_exp); the result must fit in an int64_t.
+  int64_t floor_scaled(int lsb_exp) const;
+
   /// Rounds the exact sum to `f` (see round_pack). A zero sum gives
   /// zero_bits(f, zero_neg).
   uint64_t round(Fmt f, Round r, Overflow ov, bool zero_neg = false, int prec = -1) const;

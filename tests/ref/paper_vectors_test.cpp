@@ -979,17 +979,14 @@ TEST_CASE("L1..L5: CDNA3 bf16") {
     Dot l2(u);
     l2.p(1, 1.5 * p2(64), 1.5 * p2(63)).p(2, 1.5 * p2(64), -1.5 * p2(63));
     l2.expect("L2", kAmdNan32);
-    // L3: c = 0, p1 = 2^-150, p2 = 2^-152-i. Open question, not tested: PA
-    // reports -2^-149 for the negative side "for all i >= 0", but at i = 23
-    // p2 lies 25 binades below p1, beyond the 24 fraction bits to which PA's
-    // own Algorithm 1 (step 4) truncates each product, so that algorithm --
-    // validated on 10^7 random hardware samples, and followed here -- gives
-    // a tie and +0. Letting the lost bits reach the round-down instead would
-    // change 1.4% of the bundled MI300X reference samples (every one where c
-    // dominates and products lose bits), which PA's validation rules out.
-    for (int s : {1, -1})
+    // L3: c = 0, p1 = 2^-150, p2 = 2^-152-i, i = 0..23. At i = 23 (negative)
+    // p2 lies 25 binades below p1, beyond the 24 bits to which PA's
+    // Algorithm 1 truncates each product, yet the hardware gives -2^-149:
+    // with c = 0 dominating, the exact product sum reaches the round-down
+    // (ModelRow::late_exact_zero_c). Elsewhere products are truncated first,
+    // as PA's random hardware validation (Table 2) requires.
+    for (int s = 1; s >= -1; s -= 2)
       for (int i = 0; i <= 23; ++i) {
-        if (s < 0 && i == 23) continue;
         Dot l3(u);
         l3.p(1, s * p2(-75), p2(-75)).p(2, s * p2(-76), p2(-76 - i));
         const double want = s > 0 ? (i < 6 ? p2(-149) : 0.0) : -p2(-149);
@@ -1031,9 +1028,9 @@ TEST_CASE("M1, M2: CDNA3 xf32") {
       d.cv(1.0).p(1, p2(-12), p2(-12)).p(j, p2(-12), p2(-12));
       d.expect_val(idx("M2 (N_FMA 4)", "j", j), j <= 4 ? 1 + p2(-23) : 1.0);
     }
-    // ... and c = 0 has exponent -126 (L3 procedure; i = 23, see L3).
+    // ... and c = 0 has exponent -126 (L3 procedure).
     for (int s : {1, -1})
-      for (int i = 0; i <= 22; ++i) {
+      for (int i = 0; i <= 23; ++i) {
         Dot d(u);
         d.p(1, s * p2(-75), p2(-75)).p(2, s * p2(-76), p2(-76 - i));
         const double want = s > 0 ? (i < 6 ? p2(-149) : 0.0) : -p2(-149);
