@@ -94,20 +94,21 @@ int cmd_models(const std::vector<std::string>& args) {
 int cmd_validate(const std::vector<std::string>& args) {
   std::vector<std::string> roots;
   std::string errata_file;
-  bool bad_option = false;
+  bool bad_option = false, no_errata = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--errata" && i + 1 < args.size()) errata_file = args[++i];
+    else if (args[i] == "--no-errata") no_errata = true;
     else if (args[i].rfind("--", 0) == 0) bad_option = true;
     else roots.push_back(args[i]);
   }
   if (roots.empty() || bad_option) {
-    std::fprintf(stderr, "usage: mmaemu validate [--errata FILE] ROOT...\n");
+    std::fprintf(stderr, "usage: mmaemu validate [--errata FILE | --no-errata] ROOT...\n");
     return 2;
   }
   try {
-    validate::Errata errata;
+    validate::Errata errata = validate::Errata::bundled();
     if (!errata_file.empty()) errata = validate::Errata::load(errata_file);
-    return validate::run(roots, std::cout, errata_file.empty() ? nullptr : &errata) ? 1 : 0;
+    return validate::run(roots, std::cout, no_errata ? nullptr : &errata) ? 1 : 0;
   } catch (const validate::DataError& e) {
     std::cout.flush();
     std::fprintf(stderr, "mmaemu validate: %s\n", e.what());
@@ -119,9 +120,10 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: mmaemu <command> [args]\n"
                "  models [MODEL...]   list the models (every registered GPU by default)\n"
-               "  validate [--errata FILE] ROOT...\n"
+               "  validate [--errata FILE | --no-errata] ROOT...\n"
                "                      compare the models with data in ROOT/<GPU>/<format>/;\n"
-               "                      FILE lists reference samples known to be wrong\n");
+               "                      reference samples known to be wrong (the bundled errata,\n"
+               "                      or FILE) are reported apart\n");
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 #include "ref/reference.h"
 
 namespace mmaemu::validate {
+extern const char* const kBundledErrata;  // errata_data.cpp, generated
+}
+
+namespace mmaemu::validate {
 namespace {
 
 // Regularised incomplete beta I_x(a, b) by Lentz's continued fraction.
@@ -94,21 +98,49 @@ const ModelRow& row_for(const Model& model, const DataSet& set, const std::strin
                       set.fmt + " -> " + out);
 }
 
-Errata Errata::load(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw DataError(file, 0, "cannot open");
+Errata Errata::parse(const std::string& text, const std::string& origin) {
   Errata e;
+  std::istringstream in(text);
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream is(line);
-    std::string key;
-    is >> key;
+    std::string key, sum;
+    is >> key >> sum;
+    if (sum.rfind("fnv1a64=", 0) != 0) throw DataError(origin, n, "expected fnv1a64=<hex> after the path");
+    Entry& entry = e.entries[key];
+    entry.checksum = std::stoull(sum.substr(8), nullptr, 16);
     std::size_t l;
-    while (is >> l) e.lines[key].insert(l);
-    if (!is.eof()) throw DataError(file, n, "expected a path and line numbers");
+    while (is >> l) entry.lines.insert(l);
+    if (!is.eof()) throw DataError(origin, n, "expected line numbers");
   }
   return e;
+}
+
+Errata Errata::load(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw DataError(file, 0, "cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), file);
+}
+
+const Errata& Errata::bundled() {
+  static const Errata e = parse(kBundledErrata, "bundled errata");
+  return e;
+}
+
+uint64_t file_checksum(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  uint64_t h = 0xcbf29ce484222325ull;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      h ^= static_cast<unsigned char>(buf[i]);
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
 }
 
 SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata) {
@@ -124,8 +156,10 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
   SetResult r{set.gpu, info(row.in).name, out, row.instr, s.count(), 0, 0, {}};
   const std::set<std::size_t>* known_bad = nullptr;
   if (errata) {
-    auto it = errata->lines.find(set.gpu + "/" + set.fmt + "/d_" + set.gpu + "_" + out + ".txt");
-    if (it != errata->lines.end()) known_bad = &it->second;
+    const std::string d_file = join({"d_", set.gpu, "_", out, ".txt"});
+    auto it = errata->entries.find(join({set.gpu, "/", set.fmt, "/", d_file}));
+    if (it != errata->entries.end() && it->second.checksum == file_checksum(set.dir / d_file))
+      known_bad = &it->second.lines;
   }
   std::vector<uint64_t> a(s.k), b(s.k);
   const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});
@@ -185,7 +219,9 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
       }
     }
   }
-  if (errata) os << "excluded by the errata (known-wrong reference samples): " << excluded << "\n";
+  if (excluded)
+    os << "excluded: " << excluded
+       << " reference samples known to be wrong (toolbox artefacts listed in the errata; --no-errata counts them)\n";
   os << "total: " << total << " samples, " << bad << " mismatches\n";
   return bad;
 }

@@ -28,13 +28,24 @@ struct SetResult {
 };
 
 /// Reference samples known to be wrong, keyed by "<GPU>/<fmt>/<d-file>"
-/// relative to the data root (see tests/data/refdata-errata.txt). A listed
+/// relative to the data root (see tests/data/refdata-errata.txt). An entry
+/// applies only to a file whose FNV-1a 64-bit checksum it names. A listed
 /// sample that differs from the model is counted as excluded; one that
 /// agrees with the model counts as a mismatch (the errata are stale).
 struct Errata {
-  std::map<std::string, std::set<std::size_t>> lines;
-  static Errata load(const std::string& file);  // throws DataError
+  struct Entry {
+    uint64_t checksum = 0;
+    std::set<std::size_t> lines;
+  };
+  std::map<std::string, Entry> entries;
+  static Errata parse(const std::string& text, const std::string& origin);  // throws DataError
+  static Errata load(const std::string& file);                              // throws DataError
+  /// The errata of the published reference data, compiled in.
+  static const Errata& bundled();
 };
+
+/// FNV-1a 64-bit checksum of a file's bytes.
+uint64_t file_checksum(const std::filesystem::path& file);
 
 /// Bayesian upper bound on the mismatch probability (AMD paper §5.4): the
 /// p with P(p_S < p | N samples, m mismatches) = 1 - eps under a uniform

@@ -106,13 +106,15 @@ TEST_CASE("reference data of the AMD models: bit for bit, errata excluded and pr
   // GNU Octave bitshift wrap), and every such MI300X sample that the toolbox
   // got right is still compared above.
   std::size_t proven = 0;
-  for (const auto& [key, lines] : errata.lines) {
+  for (const auto& [key, entry] : errata.entries) {
+    const std::set<std::size_t>& lines = entry.lines;
     const std::string gpu = key.substr(0, key.find('/'));
     const std::string fmt = key.substr(gpu.size() + 1, key.find('/', gpu.size() + 1) - gpu.size() - 1);
     DataSet set;
     for (const DataSet& s : find_sets(kData + "/refdata"))
       if (s.gpu == gpu && s.fmt == fmt) set = s;
     REQUIRE(!set.dir.empty());
+    CHECK(file_checksum(set.dir / ("d_" + gpu + "_fp32.txt")) == entry.checksum);
     const Model m = lookup_model(gpu);
     const ModelRow& row = row_for(m, set, "fp32");
     const Samples smp = read_samples(set, "fp32");
@@ -129,6 +131,29 @@ TEST_CASE("reference data of the AMD models: bit for bit, errata excluded and pr
     }
   }
   CHECK(proven == excluded);
+}
+
+TEST_CASE("the compiled-in errata are the file's, and apply only to identical files") {
+  const Errata file = Errata::load(MMAEMU_ERRATA);
+  const Errata& built = Errata::bundled();
+  REQUIRE(file.entries.size() == built.entries.size());
+  for (const auto& [key, entry] : file.entries) {
+    REQUIRE(built.entries.count(key) == 1);
+    CHECK(built.entries.at(key).checksum == entry.checksum);
+    CHECK(built.entries.at(key).lines == entry.lines);
+  }
+  // A set whose d-file differs (here: no such file) gets no exclusion.
+  Errata wrong = file;
+  for (auto& [key, entry] : wrong.entries) entry.checksum ^= 1;
+  std::size_t excluded = 0, mismatches = 0;
+  for (const DataSet& s : find_sets(kData + "/refdata"))
+    for (const std::string& out : s.outputs) {
+      const SetResult r = run_set(s, out, &wrong);
+      excluded += r.excluded;
+      mismatches += r.mismatches;
+    }
+  CHECK(excluded == 0);
+  CHECK(mismatches == 2968);
 }
 
 TEST_CASE("Bayesian mismatch bound (AMD paper §5.4)") {
