@@ -154,12 +154,19 @@ MMAEMU_API int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options*
  *        truncation), "tf32:rna" (CUDA __float_to_tf32), "xf32", "e4m3",
  *        "e5m2" (RNE, saturating), "fp32" (the model's fp32 path, e.g. the
  *        CDNA SFMA chain), each optionally ":rne", ":rz" or ":rna"; NULL or ""
- *        means "fp16".
+ *        means mmaemu_default_policy(model).
  */
 MMAEMU_API int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
                             mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
                             float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc);
+
+/**
+ * @brief The sgemm input policy a vendor BLAS would use on this model: its
+ *        fp32 unit where it has one (AMD: "fp32", the SFMA chain), else
+ *        "tf32" (the tensor-core sgemm mode of NVIDIA's libraries).
+ */
+MMAEMU_API const char* mmaemu_default_policy(const mmaemu_model* model);
 
 /**
  * @brief hgemm on the unit: fp16 storage of A, B, C (uint16_t bit patterns);

@@ -250,12 +250,17 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
   });
 }
 
+const char* mmaemu_default_policy(const mmaemu_model* model) {
+  if (model && model->model.find(Fmt::fp32, Fmt::fp32)) return "fp32";
+  return "tf32";
+}
+
 int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
                  mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
                  const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
   mmaemu_gemm_options opt;
   mmaemu_gemm_options_init(&opt);
-  if (int s = mmaemu_parse_policy(policy, &opt)) return s;
+  if (int s = mmaemu_parse_policy(policy && *policy ? policy : mmaemu_default_policy(model), &opt)) return s;
   return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 

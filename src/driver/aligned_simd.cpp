@@ -47,6 +47,7 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
   HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes],
       cin[kSimdLanes];
   std::memcpy(cin, acc, sizeof cin);
+  bool rare = false;  // an empty block or a NaN/Inf accumulator in some lane
   for (std::size_t v = 0; v < kSimdLanes; v += N) {
     const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
     const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
@@ -58,7 +59,9 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
     auto a = hn::Zero(di), b = hn::Zero(di);
     hn::Mask<decltype(di)> none;
     ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
-    hn::StoreU(hn::VecFromMask(di, hn::And(none, czero)), di, empty + v);
+    const auto is_empty = hn::And(none, czero);
+    hn::StoreU(hn::VecFromMask(di, is_empty), di, empty + v);
+    rare = rare || !hn::AllFalse(di, hn::Or(is_empty, hn::Eq(cbexp, hn::Set(di, 255))));
     // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
     const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
                              hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
@@ -92,16 +95,20 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
     }
     // Overflow to +-Inf (some targets' conversions saturate instead): RZ
     // from 2^128 on, RNE from the midpoint above the largest float.
-    const double limit = p.rz ? 0x1p128 : 0x1.ffffffp127;
-    const auto big = hn::DemoteTo(d32, hn::IfThenElseZero(hn::Ge(aV, hn::Set(dd, limit)), hn::Set(dd, 1.0)));
-    const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
-    bits = hn::IfThenElse(hn::Eq(big, hn::Set(d32, 1)), inf, bits);
-    bits = hn::AndNot(hn::LoadU(d32, empty + v), bits);  // empty block: +0
-    // c = NaN gives the unit's NaN, c = +-Inf stays (no NaN/Inf inputs here).
-    const auto c = hn::LoadU(d32, cin + v);
-    const auto c_nonfinite = hn::Eq(hn::And(c, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
-    const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(c, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
-    bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), c), bits);
+    const auto overflow = hn::Ge(aV, hn::Set(dd, p.rz ? 0x1p128 : 0x1.ffffffp127));
+    if (!hn::AllFalse(dd, overflow)) {
+      const auto big = hn::DemoteTo(d32, hn::IfThenElseZero(overflow, hn::Set(dd, 1.0)));
+      const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
+      bits = hn::IfThenElse(hn::Eq(big, hn::Set(d32, 1)), inf, bits);
+    }
+    if (rare) {
+      bits = hn::AndNot(hn::LoadU(d32, empty + v), bits);  // empty block: +0
+      // c = NaN gives the unit's NaN, c = +-Inf stays (no NaN/Inf inputs here).
+      const auto c = hn::LoadU(d32, cin + v);
+      const auto c_nonfinite = hn::Eq(hn::And(c, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
+      const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(c, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
+      bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), c), bits);
+    }
     hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + v);
   }
 }

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The BLAS shim: libmmaemu.so exports the BLAS/CBLAS names of the routines a
+// GPU BLAS runs on its matrix units, so that unmodified programs compute them
+// with the numerics of the model named by MMA_MODEL:
+//
+//   MMA_MODEL=MI250 LD_PRELOAD=libmmaemu.so ./app
+//
+// Only argument checking (netlib order, xerbla), translation and forwarding
+// live here; the numerics are the C API's. Whatever is not emulated goes to
+// the real BLAS: the next definition in the search order (RTLD_NEXT), else
+// an explicit dlopen of the system BLAS (inside Python, numpy's BLAS is
+// loaded RTLD_LOCAL and RTLD_NEXT finds nothing).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mmaemu/mmaemu.h"
+
+#define MMAEMU_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+// CBLAS enum values (cblas.h), without depending on a cblas header.
+enum { kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113, kUpper = 121, kLower = 122 };
+
+struct Config {
+  mmaemu_model* model = nullptr;  // null: forward everything
+  std::string policy;             // MMA_INPUT_FORMAT (sgemm / ssyrk)
+  mmaemu_gemm_options options{};
+  bool emulate_dgemm = false;     // MMA_DGEMM=model
+  bool verbose = false;
+};
+
+[[noreturn]] void config_error(const std::string& what) {
+  std::fprintf(stderr, "libmmaemu: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::_Exit(2);  // never a silent native fallback: the user would trust wrong numbers
+}
+
+// Call counts and time per routine, printed at exit under MMA_VERBOSE=1.
+struct Stats {
+  std::atomic<long> calls{0};
+  std::atomic<double> flops{0}, seconds{0};
+};
+Stats g_sgemm, g_ssyrk, g_dgemm;
+
+void print_stats() {
+  auto line = [](const char* name, const Stats& s) {
+    if (s.calls)
+      std::fprintf(stderr, "libmmaemu: %-6s %8ld calls %12.4g flop %9.3f s\n", name, s.calls.load(), s.flops.load(),
+                   s.seconds.load());
+  };
+  line("sgemm", g_sgemm);
+  line("ssyrk", g_ssyrk);
+  line("dgemm", g_dgemm);
+}
+
+const Config& config() {
+  static Config cfg;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* v = std::getenv("MMA_VERBOSE");
+    cfg.verbose = v && *v && std::strcmp(v, "0") != 0;
+    const char* name = std::getenv("MMA_MODEL");
+    if (!name || !*name) {
+      if (cfg.verbose) std::fprintf(stderr, "libmmaemu: MMA_MODEL is not set: every BLAS call goes to the system BLAS\n");
+      return;
+    }
+    if (mmaemu_model_lookup(name, &cfg.model) != MMAEMU_OK) config_error(std::string("MMA_MODEL: ") + mmaemu_last_error());
+    mmaemu_gemm_options_init(&cfg.options);
+    const char* p = std::getenv("MMA_INPUT_FORMAT");
+    int m, n, k;
+    cfg.policy = p && *p ? p : mmaemu_default_policy(cfg.model);
+    if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK)
+      config_error(std::string("MMA_INPUT_FORMAT: ") + mmaemu_last_error());
+    if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK)
+      config_error(std::string("MMA_INPUT_FORMAT=") + cfg.policy + ": " + mmaemu_last_error());
+    if (const char* a = std::getenv("MMA_ACCUMULATE"); a && *a) {
+      if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
+      else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_INTO_C;
+      else config_error(std::string("MMA_ACCUMULATE='") + a + "' (valid: gpu-blas, accumulate-into-c)");
+    }
+    if (const char* d = std::getenv("MMA_DGEMM"); d && *d) {
+      if (std::strcmp(d, "model") == 0) cfg.emulate_dgemm = true;
+      else if (std::strcmp(d, "native") != 0) config_error(std::string("MMA_DGEMM='") + d + "' (valid: native, model)");
+      if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
+        config_error(std::string("MMA_DGEMM=model: ") + mmaemu_last_error());
+    }
+    if (cfg.verbose) {
+      std::fprintf(stderr, "libmmaemu %s: model %s, sgemm input %s, %s, dgemm %s\n", mmaemu_version(),
+                   mmaemu_model_name(cfg.model), cfg.policy.c_str(),
+                   cfg.options.accumulate == MMAEMU_ACC_INTO_C ? "accumulate-into-c" : "gpu-blas",
+                   cfg.emulate_dgemm ? "model" : "native");
+      std::atexit(print_stats);
+    }
+  });
+  return cfg;
+}
+
+// The real BLAS routine `name`.
+void* real_symbol(const char* name) {
+  if (void* f = dlsym(RTLD_NEXT, name)) return f;
+  static void* lib = [] {
+    for (const char* so : {"libopenblas.so.0", "libblas.so.3", "libopenblas.so", "libblas.so"})
+      if (void* h = dlopen(so, RTLD_NOW | RTLD_LOCAL)) return h;
+    return static_cast<void*>(nullptr);
+  }();
+  void* f = lib ? dlsym(lib, name) : nullptr;
+  if (!f) {
+    std::fprintf(stderr, "libmmaemu: no system BLAS provides %s\n", name);
+    std::_Exit(2);
+  }
+  return f;
+}
+
+}  // namespace
+
+// A weak reference, so that a program linked with libmmaemu exports its own
+// xerbla_ (the reference-BLAS way to override error handling).
+extern "C" void xerbla_(const char* name, const int* info, int len) __attribute__((weak));
+
+namespace {
+
+// Reports argument `info` of routine `name` (6 characters, blank padded, as
+// the reference BLAS passes it) through the program's or the BLAS's xerbla_.
+void report(const char* name, int info) {
+  using Xerbla = void (*)(const char*, const int*, int);
+  if (xerbla_) return xerbla_(name, &info, 6);
+  if (auto x = reinterpret_cast<Xerbla>(dlsym(RTLD_DEFAULT, "xerbla_"))) return x(name, &info, 6);
+  std::fprintf(stderr, " ** On entry to %.6s parameter number %2d had an illegal value\n", name, info);
+}
+
+// A nested call (a real BLAS calling sgemm_ from its cblas_sgemm, say) must
+// reach the real routine, not come back here.
+thread_local int t_depth = 0;
+struct Depth {
+  Depth() { ++t_depth; }
+  ~Depth() { --t_depth; }
+};
+
+char upper(const char* c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(*c))); }
+
+template <class F>
+void timed(Stats& s, double flops, F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  s.calls += 1;
+  s.flops.fetch_add(flops);
+  s.seconds.fetch_add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void fail_call(const char* routine) {
+  std::fprintf(stderr, "libmmaemu: %s: %s\n", routine, mmaemu_last_error());
+  std::_Exit(2);
+}
+
+// Column-major (Fortran) sgemm/dgemm on the model: returns false if the
+// arguments are invalid (already reported).
+bool gemm_f77(const char* name, bool dbl, char ta, char tb, int m, int n, int k, double alpha, const void* A,
+              int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+  const bool nota = ta == 'N', notb = tb == 'N';
+  const int nrowa = nota ? m : k, nrowb = notb ? k : n;
+  int info = 0;
+  if (!nota && ta != 'T' && ta != 'C') info = 1;
+  else if (!notb && tb != 'T' && tb != 'C') info = 2;
+  else if (m < 0) info = 3;
+  else if (n < 0) info = 4;
+  else if (k < 0) info = 5;
+  else if (lda < std::max(1, nrowa)) info = 8;
+  else if (ldb < std::max(1, nrowb)) info = 10;
+  else if (ldc < std::max(1, m)) info = 13;
+  if (info) {
+    report(name, info);
+    return false;
+  }
+  const Config& cfg = config();
+  mmaemu_gemm_options opt = cfg.options;
+  if (dbl) {
+    opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
+  }
+  const int status = mmaemu_gemm(cfg.model, &opt, MMAEMU_COL_MAJOR, nota ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
+                                 notb ? MMAEMU_NO_TRANS : MMAEMU_TRANS, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (status != MMAEMU_OK) fail_call(name);
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// sgemm
+
+using sgemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                          const int*, const float*, const int*, const float*, float*, const int*);
+
+// Fortran entry; hidden string lengths are never read (Eigen passes none).
+MMAEMU_EXPORT void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                          const float* alpha, const float* A, const int* lda, const float* B, const int* ldb,
+                          const float* beta, float* C, const int* ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || t_depth) {
+    static const auto real = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
+    return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  Depth guard;
+  timed(g_sgemm, 2.0 * *m * *n * *k, [&] {
+    gemm_f77("SGEMM ", false, upper(transa), upper(transb), *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+  });
+}
+MMAEMU_EXPORT void SGEMM(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
+                         const float* A, const int* lda, const float* B, const int* ldb, const float* beta, float* C,
+                         const int* ldc) {
+  sgemm_(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+using cblas_sgemm_fn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
+                                float*, int);
+
+MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float* A, int lda,
+                               const float* B, int ldb, float beta, float* C, int ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || t_depth) {
+    static const auto real = reinterpret_cast<cblas_sgemm_fn>(real_symbol("cblas_sgemm"));
+    return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  Depth guard;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
+  if (order == kColMajor)
+    timed(g_sgemm, 2.0 * m * n * k,
+          [&] { gemm_f77("SGEMM ", false, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+  else if (order == kRowMajor)
+    timed(g_sgemm, 2.0 * m * n * k,
+          [&] { gemm_f77("SGEMM ", false, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
+  else
+    report("SGEMM ", 1);
+}
+
+// ---------------------------------------------------------------------------
+// ssyrk: C = alpha op(A) op(A)^T + beta C on one triangle (numpy's A @ A.T).
+// The product is formed by the model's GEMM on a copy of the triangle, so
+// each element gets exactly the bits the same GEMM element would.
+
+using ssyrk_fn = void (*)(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
+                          const float*, float*, const int*);
+
+namespace {
+void syrk_col(char uplo, char trans, int n, int k, float alpha, const float* A, int lda, float beta, float* C,
+              int ldc) {
+  const Config& cfg = config();
+  // Work on a full n x n copy: the triangle from C (only if beta != 0), the
+  // rest zero; GEMM over it; copy the triangle back.
+  std::vector<float> W(static_cast<std::size_t>(n) * n, 0.0f);
+  auto in_tri = [&](int i, int j) { return uplo == 'U' ? i <= j : i >= j; };
+  if (beta != 0.0f)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        if (in_tri(i, j)) W[static_cast<std::size_t>(j) * n + i] = C[static_cast<std::size_t>(j) * ldc + i];
+  const bool notrans = trans == 'N';
+  // op(A) is n x k: A (n x k, lda) if 'N', else A^T with A k x n.
+  if (mmaemu_gemm(cfg.model, &cfg.options, MMAEMU_COL_MAJOR, notrans ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
+                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, n, n, k, alpha, A, lda, A, lda, beta, W.data(),
+                  std::max(1, n)) != MMAEMU_OK)
+    fail_call("SSYRK ");
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      if (in_tri(i, j)) C[static_cast<std::size_t>(j) * ldc + i] = W[static_cast<std::size_t>(j) * n + i];
+}
+
+bool syrk_check(const char* name, char uplo, char trans, int n, int k, int lda, int ldc, int first) {
+  const int nrowa = trans == 'N' ? n : k;
+  int info = 0;
+  if (uplo != 'U' && uplo != 'L') info = 1;
+  else if (trans != 'N' && trans != 'T' && trans != 'C') info = 2;
+  else if (n < 0) info = 3;
+  else if (k < 0) info = 4;
+  else if (lda < std::max(1, nrowa)) info = 7;
+  else if (ldc < std::max(1, n)) info = 10;
+  if (info) report(name, info + first);
+  return info == 0;
+}
+}  // namespace
+
+MMAEMU_EXPORT void ssyrk_(const char* uplo, const char* trans, const int* n, const int* k, const float* alpha,
+                          const float* A, const int* lda, const float* beta, float* C, const int* ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || t_depth) {
+    static const auto real = reinterpret_cast<ssyrk_fn>(real_symbol("ssyrk_"));
+    return real(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  }
+  Depth guard;
+  const char u = upper(uplo), t = upper(trans);
+  if (!syrk_check("SSYRK ", u, t, *n, *k, *lda, *ldc, 0)) return;
+  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col(u, t, *n, *k, *alpha, A, *lda, *beta, C, *ldc); });
+}
+
+using cblas_ssyrk_fn = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
+
+MMAEMU_EXPORT void cblas_ssyrk(int order, int uplo, int trans, int n, int k, float alpha, const float* A, int lda,
+                               float beta, float* C, int ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || t_depth) {
+    static const auto real = reinterpret_cast<cblas_ssyrk_fn>(real_symbol("cblas_ssyrk"));
+    return real(order, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+  }
+  Depth guard;
+  char u = uplo == kUpper ? 'U' : uplo == kLower ? 'L' : '?';
+  char t = trans == kNoTrans ? 'N' : (trans == kTrans || trans == kConjTrans) ? 'T' : '?';
+  if (order == kRowMajor) {  // row-major = column-major of the transpose: swap uplo and trans
+    u = u == 'U' ? 'L' : u == 'L' ? 'U' : u;
+    t = t == 'N' ? 'T' : t == 'T' ? 'N' : t;
+  } else if (order != kColMajor) {
+    report("SSYRK ", 1);
+    return;
+  }
+  if (!syrk_check("SSYRK ", u, t, n, k, lda, ldc, 1)) return;
+  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col(u, t, n, k, alpha, A, lda, beta, C, ldc); });
+}
+
+// ---------------------------------------------------------------------------
+// dgemm: native by default; MMA_DGEMM=model runs the model's fp64 unit (an
+// IEEE FMA chain in the unit's order).
+
+using dgemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                          const int*, const double*, const int*, const double*, double*, const int*);
+using cblas_dgemm_fn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
+                                double*, int);
+
+MMAEMU_EXPORT void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                          const double* alpha, const double* A, const int* lda, const double* B, const int* ldb,
+                          const double* beta, double* C, const int* ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || !cfg.emulate_dgemm || t_depth) {
+    static const auto real = reinterpret_cast<dgemm_fn>(real_symbol("dgemm_"));
+    return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  Depth guard;
+  timed(g_dgemm, 2.0 * *m * *n * *k, [&] {
+    gemm_f77("DGEMM ", true, upper(transa), upper(transb), *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+  });
+}
+
+MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double* A, int lda,
+                               const double* B, int ldb, double beta, double* C, int ldc) {
+  const Config& cfg = config();
+  if (!cfg.model || !cfg.emulate_dgemm || t_depth) {
+    static const auto real = reinterpret_cast<cblas_dgemm_fn>(real_symbol("cblas_dgemm"));
+    return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
+  Depth guard;
+  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
+  if (order == kColMajor)
+    timed(g_dgemm, 2.0 * m * n * k,
+          [&] { gemm_f77("DGEMM ", true, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+  else if (order == kRowMajor)
+    timed(g_dgemm, 2.0 * m * n * k,
+          [&] { gemm_f77("DGEMM ", true, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
+  else
+    report("DGEMM ", 1);
+}
