@@ -193,6 +193,27 @@ bool gemm_f77(const char* name, bool dbl, char ta, char tb, int m, int n, int k,
   return true;
 }
 
+// The emulated Fortran and CBLAS gemm entries, shared by sgemm and dgemm.
+void emulate_f77(Stats& stats, const char* name, bool dbl, const char* ta, const char* tb, int m, int n, int k,
+                 double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+  Depth guard;
+  timed(stats, 2.0 * m * n * k,
+        [&] { gemm_f77(name, dbl, upper(ta), upper(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+}
+
+void emulate_cblas(Stats& stats, const char* name, bool dbl, int order, int ta, int tb, int m, int n, int k,
+                   double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+  Depth guard;
+  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  if (order == kColMajor)
+    timed(stats, 2.0 * m * n * k, [&] { gemm_f77(name, dbl, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+  else if (order == kRowMajor)
+    timed(stats, 2.0 * m * n * k, [&] { gemm_f77(name, dbl, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
+  else
+    report(name, 1);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -210,10 +231,7 @@ MMAEMU_EXPORT void sgemm_(const char* transa, const char* transb, const int* m, 
     static const auto real = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
     return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  Depth guard;
-  timed(g_sgemm, 2.0 * *m * *n * *k, [&] {
-    gemm_f77("SGEMM ", false, upper(transa), upper(transb), *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
-  });
+  emulate_f77(g_sgemm, "SGEMM ", false, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
 }
 MMAEMU_EXPORT void SGEMM(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
                          const float* A, const int* lda, const float* B, const int* ldb, const float* beta, float* C,
@@ -231,17 +249,7 @@ MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, f
     static const auto real = reinterpret_cast<cblas_sgemm_fn>(real_symbol("cblas_sgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  Depth guard;
-  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
-  if (order == kColMajor)
-    timed(g_sgemm, 2.0 * m * n * k,
-          [&] { gemm_f77("SGEMM ", false, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
-  else if (order == kRowMajor)
-    timed(g_sgemm, 2.0 * m * n * k,
-          [&] { gemm_f77("SGEMM ", false, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
-  else
-    report("SGEMM ", 1);
+  emulate_cblas(g_sgemm, "SGEMM ", false, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // ---------------------------------------------------------------------------
@@ -342,10 +350,7 @@ MMAEMU_EXPORT void dgemm_(const char* transa, const char* transb, const int* m, 
     static const auto real = reinterpret_cast<dgemm_fn>(real_symbol("dgemm_"));
     return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  Depth guard;
-  timed(g_dgemm, 2.0 * *m * *n * *k, [&] {
-    gemm_f77("DGEMM ", true, upper(transa), upper(transb), *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
-  });
+  emulate_f77(g_dgemm, "DGEMM ", true, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
 }
 
 MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double* A, int lda,
@@ -355,14 +360,5 @@ MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, d
     static const auto real = reinterpret_cast<cblas_dgemm_fn>(real_symbol("cblas_dgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  Depth guard;
-  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
-  if (order == kColMajor)
-    timed(g_dgemm, 2.0 * m * n * k,
-          [&] { gemm_f77("DGEMM ", true, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
-  else if (order == kRowMajor)
-    timed(g_dgemm, 2.0 * m * n * k,
-          [&] { gemm_f77("DGEMM ", true, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
-  else
-    report("DGEMM ", 1);
+  emulate_cblas(g_dgemm, "DGEMM ", true, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }

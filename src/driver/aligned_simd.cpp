@@ -116,10 +116,10 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
 // `steps` consecutive blocks of `step` elements (the last one `last_len`).
 void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                   const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  for (int s = 0; s < steps; ++s) {
-    const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
-    AlignedStep16(p, s + 1 == steps ? last_len : step, av + a, af + a, ae + a, bv + b, bf + b, be + b, acc);
-  }
+  RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
+    AlignedStep16(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, acc);
+    return true;
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -72,6 +72,18 @@ HWY_INLINE void ProductSum(DI di, int F, int man2, int len, const float* av, con
   s23 = hn::Add(s2, s3);
 }
 
+// Calls f(len, a_offset, b_offset) for blocks s = 0..steps-1 of `step`
+// elements (the last one `last_len`), A contiguous and B lane-interleaved;
+// stops when f returns false. Returns the number of blocks done.
+template <class F>
+HWY_INLINE int RunBlocks(int steps, int step, int last_len, F&& f) {
+  for (int s = 0; s < steps; ++s) {
+    const std::size_t a = static_cast<std::size_t>(s) * step;
+    if (!f(s + 1 == steps ? last_len : step, a, a * kSimdLanes)) return s;
+  }
+  return steps;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace fast
 }  // namespace mmaemu

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "driver/simd.h"
+#include "driver/product_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -73,10 +74,10 @@ void Pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af
 
 void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
                    const float* bv, const int32_t* bf, float* acc) {
-  for (int s = 0; s < steps; ++s) {
-    const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
-    Pairwise16(p, s + 1 == steps ? last_len : step, av + a, af + a, bv + b, bf + b, acc);
-  }
+  RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
+    Pairwise16(p, len, av + a, af + a, bv + b, bf + b, acc);
+    return true;
+  });
 }
 
 }  // namespace HWY_NAMESPACE
