@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,7 +52,7 @@ struct Stats {
   std::atomic<long> calls{0};
   std::atomic<double> flops{0}, seconds{0};
 };
-Stats g_sgemm, g_ssyrk, g_dgemm;
+Stats g_sgemm, g_ssyrk, g_dgemm, g_sbgemm;
 
 void print_stats() {
   auto line = [](const char* name, const Stats& s) {
@@ -62,6 +63,7 @@ void print_stats() {
   line("sgemm", g_sgemm);
   line("ssyrk", g_ssyrk);
   line("dgemm", g_dgemm);
+  line("sbgemm", g_sbgemm);
 }
 
 const Config& config() {
@@ -106,15 +108,20 @@ const Config& config() {
   return cfg;
 }
 
-// The real BLAS routine `name`.
-void* real_symbol(const char* name) {
+// The real BLAS routine `name`, or null if no BLAS in the process or on the
+// system provides it.
+void* find_real(const char* name) {
   if (void* f = dlsym(RTLD_NEXT, name)) return f;
   static void* lib = [] {
     for (const char* so : {"libopenblas.so.0", "libblas.so.3", "libopenblas.so", "libblas.so"})
       if (void* h = dlopen(so, RTLD_NOW | RTLD_LOCAL)) return h;
     return static_cast<void*>(nullptr);
   }();
-  void* f = lib ? dlsym(lib, name) : nullptr;
+  return lib ? dlsym(lib, name) : nullptr;
+}
+
+void* real_symbol(const char* name) {
+  void* f = find_real(name);
   if (!f) {
     std::fprintf(stderr, "libmmaemu: no system BLAS provides %s\n", name);
     std::_Exit(2);
@@ -163,55 +170,82 @@ void fail_call(const char* routine) {
   std::_Exit(2);
 }
 
-// Column-major (Fortran) sgemm/dgemm on the model: returns false if the
-// arguments are invalid (already reported).
-bool gemm_f77(const char* name, bool dbl, char ta, char tb, int m, int n, int k, double alpha, const void* A,
-              int lda, const void* B, int ldb, double beta, void* C, int ldc) {
-  const bool nota = ta == 'N', notb = tb == 'N';
-  const int nrowa = nota ? m : k, nrowb = notb ? k : n;
-  int info = 0;
-  if (!nota && ta != 'T' && ta != 'C') info = 1;
-  else if (!notb && tb != 'T' && tb != 'C') info = 2;
-  else if (m < 0) info = 3;
-  else if (n < 0) info = 4;
-  else if (k < 0) info = 5;
-  else if (lda < std::max(1, nrowa)) info = 8;
-  else if (ldb < std::max(1, nrowb)) info = 10;
-  else if (ldc < std::max(1, m)) info = 13;
-  if (info) {
-    report(name, info);
-    return false;
+// The element types of the emulated gemm routines.
+enum class Gemm { s, d, sb };  // sgemm (fp32), dgemm (fp64), sbgemm (bf16 A, B; fp32 C)
+
+bool valid_trans(char t) { return t == 'N' || t == 'T' || t == 'C'; }
+
+// Fortran gemm argument check, netlib order; returns the parameter number of
+// the first bad argument (0: none).
+int f77_gemm_info(char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc) {
+  const int nrowa = ta == 'N' ? m : k, nrowb = tb == 'N' ? k : n;
+  if (!valid_trans(ta)) return 1;
+  if (!valid_trans(tb)) return 2;
+  if (m < 0) return 3;
+  if (n < 0) return 4;
+  if (k < 0) return 5;
+  if (lda < std::max(1, nrowa)) return 8;
+  if (ldb < std::max(1, nrowb)) return 10;
+  if (ldc < std::max(1, m)) return 13;
+  return 0;
+}
+
+// CBLAS gemm argument check: the number of the bad parameter in the
+// caller's own argument list (Order = 1, ..., ldc = 14), in the order the
+// reference CBLAS finds it. Row-major runs as the column-major transposed
+// problem, whose Fortran checks meet N before M and ldb before lda.
+int cblas_gemm_info(int order, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc) {
+  if (order != kColMajor && order != kRowMajor) return 1;
+  if (!valid_trans(ta)) return 2;
+  if (!valid_trans(tb)) return 3;
+  if (order == kColMajor) {
+    static const int cblas_number[14] = {0, 2, 3, 4, 5, 6, 0, 0, 9, 0, 11, 0, 0, 14};
+    return cblas_number[f77_gemm_info(ta, tb, m, n, k, lda, ldb, ldc)];
   }
+  static const int cblas_number[14] = {0, 3, 2, 5, 4, 6, 0, 0, 11, 0, 9, 0, 0, 14};
+  return cblas_number[f77_gemm_info(tb, ta, n, m, k, ldb, lda, ldc)];
+}
+
+// Column-major gemm on the model (arguments already checked).
+void gemm_col(const char* name, Gemm kind, char ta, char tb, int m, int n, int k, double alpha, const void* A,
+              int lda, const void* B, int ldb, double beta, void* C, int ldc) {
   const Config& cfg = config();
   mmaemu_gemm_options opt = cfg.options;
-  if (dbl) {
+  if (kind == Gemm::d) {
     opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
+  } else if (kind == Gemm::sb) {  // bf16 operands are the unit's input as they are
+    opt.a_storage = opt.b_storage = opt.input = MMAEMU_BF16;
+    opt.c_storage = opt.output = MMAEMU_FP32;
+    opt.saturate = 0;
   }
-  const int status = mmaemu_gemm(cfg.model, &opt, MMAEMU_COL_MAJOR, nota ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
-                                 notb ? MMAEMU_NO_TRANS : MMAEMU_TRANS, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  const int status = mmaemu_gemm(cfg.model, &opt, MMAEMU_COL_MAJOR, ta == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
+                                 tb == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS, m, n, k, alpha, A, lda, B, ldb, beta,
+                                 C, ldc);
   if (status != MMAEMU_OK) fail_call(name);
-  return true;
 }
 
-// The emulated Fortran and CBLAS gemm entries, shared by sgemm and dgemm.
-void emulate_f77(Stats& stats, const char* name, bool dbl, const char* ta, const char* tb, int m, int n, int k,
-                 double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+// The emulated Fortran and CBLAS gemm entries, shared by sgemm, dgemm and
+// sbgemm. `name`: the routine's 6-character xerbla name.
+void emulate_f77(Stats& stats, const char* name, Gemm kind, const char* transa, const char* transb, int m, int n,
+                 int k, double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
   Depth guard;
-  timed(stats, 2.0 * m * n * k,
-        [&] { gemm_f77(name, dbl, upper(ta), upper(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
+  const char ta = upper(transa), tb = upper(transb);
+  if (const int info = f77_gemm_info(ta, tb, m, n, k, lda, ldb, ldc)) return report(name, info);
+  timed(stats, 2.0 * m * n * k, [&] { gemm_col(name, kind, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
 }
 
-void emulate_cblas(Stats& stats, const char* name, bool dbl, int order, int ta, int tb, int m, int n, int k,
+char cblas_trans(int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; }
+
+void emulate_cblas(Stats& stats, const char* name, Gemm kind, int order, int transa, int transb, int m, int n, int k,
                    double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
   Depth guard;
-  auto tr = [](int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; };
+  const char ta = cblas_trans(transa), tb = cblas_trans(transb);
+  if (const int info = cblas_gemm_info(order, ta, tb, m, n, k, lda, ldb, ldc)) return report(name, info);
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
-  if (order == kColMajor)
-    timed(stats, 2.0 * m * n * k, [&] { gemm_f77(name, dbl, tr(ta), tr(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc); });
-  else if (order == kRowMajor)
-    timed(stats, 2.0 * m * n * k, [&] { gemm_f77(name, dbl, tr(tb), tr(ta), n, m, k, alpha, B, ldb, A, lda, beta, C, ldc); });
-  else
-    report(name, 1);
+  timed(stats, 2.0 * m * n * k, [&] {
+    if (order == kColMajor) gemm_col(name, kind, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    else gemm_col(name, kind, tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
+  });
 }
 
 }  // namespace
@@ -231,7 +265,7 @@ MMAEMU_EXPORT void sgemm_(const char* transa, const char* transb, const int* m, 
     static const auto real = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
     return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_f77(g_sgemm, "SGEMM ", false, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+  emulate_f77(g_sgemm, "SGEMM ", Gemm::s, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
 }
 MMAEMU_EXPORT void SGEMM(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
                          const float* A, const int* lda, const float* B, const int* ldb, const float* beta, float* C,
@@ -249,7 +283,7 @@ MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, f
     static const auto real = reinterpret_cast<cblas_sgemm_fn>(real_symbol("cblas_sgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_cblas(g_sgemm, "SGEMM ", false, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  emulate_cblas(g_sgemm, "SGEMM ", Gemm::s, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // ---------------------------------------------------------------------------
@@ -350,7 +384,7 @@ MMAEMU_EXPORT void dgemm_(const char* transa, const char* transb, const int* m, 
     static const auto real = reinterpret_cast<dgemm_fn>(real_symbol("dgemm_"));
     return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_f77(g_dgemm, "DGEMM ", true, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+  emulate_f77(g_dgemm, "DGEMM ", Gemm::d, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
 }
 
 MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double* A, int lda,
@@ -360,5 +394,73 @@ MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, d
     static const auto real = reinterpret_cast<cblas_dgemm_fn>(real_symbol("cblas_dgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_cblas(g_dgemm, "DGEMM ", true, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  emulate_cblas(g_dgemm, "DGEMM ", Gemm::d, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// ---------------------------------------------------------------------------
+// sbgemm: OpenBLAS's bf16 GEMM (A, B bf16 as uint16_t, C fp32), the routine
+// a GPU BLAS runs on its bf16 unit. Emulated on the model's bf16 -> fp32 row;
+// a model without one stops the program. With MMA_MODEL unset it goes to the
+// system BLAS's sbgemm, or, where that BLAS has none (Debian's OpenBLAS
+// declares but does not export it), to its sgemm on the exactly widened
+// operands.
+
+using sbgemm_fn = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
+                           const uint16_t*, const int*, const uint16_t*, const int*, const float*, float*, const int*);
+using cblas_sbgemm_fn = void (*)(int, int, int, int, int, int, float, const uint16_t*, int, const uint16_t*, int,
+                                 float, float*, int);
+
+namespace {
+// bf16 -> fp32 is exact: the bf16 bits are the high half of the fp32 bits.
+std::vector<float> widen_bf16(const uint16_t* x, int rows, int cols, int ld) {
+  std::vector<float> w(static_cast<std::size_t>(std::max(1, rows)) * std::max(0, cols));
+  for (int j = 0; j < cols; ++j)
+    for (int i = 0; i < rows; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(x[static_cast<std::size_t>(j) * ld + i]) << 16;
+      std::memcpy(&w[static_cast<std::size_t>(j) * rows + i], &bits, 4);
+    }
+  return w;
+}
+
+// Native sbgemm when nothing is emulated (arguments already checked).
+void native_sbgemm(char ta, char tb, int m, int n, int k, float alpha, const uint16_t* A, int lda,
+                   const uint16_t* B, int ldb, float beta, float* C, int ldc) {
+  static const auto sgemm = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
+  const int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m, br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
+  const std::vector<float> a = widen_bf16(A, ar, ac, lda), b = widen_bf16(B, br, bc, ldb);
+  const int la = std::max(1, ar), lb = std::max(1, br);
+  const char sa[2] = {ta, 0}, sb[2] = {tb, 0};
+  sgemm(sa, sb, &m, &n, &k, &alpha, a.data(), &la, b.data(), &lb, &beta, C, &ldc);
+}
+}  // namespace
+
+MMAEMU_EXPORT void sbgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                           const float* alpha, const uint16_t* A, const int* lda, const uint16_t* B, const int* ldb,
+                           const float* beta, float* C, const int* ldc) {
+  const Config& cfg = config();
+  if (cfg.model && !t_depth)
+    return emulate_f77(g_sbgemm, "SBGEMM", Gemm::sb, transa, transb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C,
+                       *ldc);
+  static const auto real = reinterpret_cast<sbgemm_fn>(find_real("sbgemm_"));
+  if (real) return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  Depth guard;
+  const char ta = upper(transa), tb = upper(transb);
+  if (const int info = f77_gemm_info(ta, tb, *m, *n, *k, *lda, *ldb, *ldc)) return report("SBGEMM", info);
+  native_sbgemm(ta, tb, *m, *n, *k, *alpha, A, *lda, B, *ldb, *beta, C, *ldc);
+}
+
+MMAEMU_EXPORT void cblas_sbgemm(int order, int transa, int transb, int m, int n, int k, float alpha,
+                                const uint16_t* A, int lda, const uint16_t* B, int ldb, float beta, float* C,
+                                int ldc) {
+  const Config& cfg = config();
+  if (cfg.model && !t_depth)
+    return emulate_cblas(g_sbgemm, "SBGEMM", Gemm::sb, order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                         C, ldc);
+  static const auto real = reinterpret_cast<cblas_sbgemm_fn>(find_real("cblas_sbgemm"));
+  if (real) return real(order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  Depth guard;
+  const char ta = cblas_trans(transa), tb = cblas_trans(transb);
+  if (const int info = cblas_gemm_info(order, ta, tb, m, n, k, lda, ldb, ldc)) return report("SBGEMM", info);
+  if (order == kColMajor) native_sbgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  else native_sbgemm(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
 }

@@ -164,7 +164,8 @@ MMAEMU_API int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaem
 /**
  * @brief The sgemm input policy a vendor BLAS would use on this model: its
  *        fp32 unit where it has one (AMD: "fp32", the SFMA chain), else
- *        "tf32" (the tensor-core sgemm mode of NVIDIA's libraries).
+ *        "tf32" (the tensor-core sgemm mode of NVIDIA's libraries), else
+ *        "fp16" (V100, where cuBLAS's tensor-op sgemm converts to fp16).
  */
 MMAEMU_API const char* mmaemu_default_policy(const mmaemu_model* model);
 

@@ -252,6 +252,8 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
 
 const char* mmaemu_default_policy(const mmaemu_model* model) {
   if (model && model->model.find(Fmt::fp32, Fmt::fp32)) return "fp32";
+  // V100 has no tf32: cuBLAS's tensor-op sgemm converts to fp16 there.
+  if (model && !model->model.find(Fmt::tf32, Fmt::fp32) && model->model.find(Fmt::fp16, Fmt::fp32)) return "fp16";
   return "tf32";
 }
 

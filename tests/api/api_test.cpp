@@ -294,3 +294,19 @@ TEST_CASE("sgemm input conversion at the format boundaries equals convert()") {
     }
   }
 }
+
+TEST_CASE("default sgemm policy: the fp32 unit, else tf32, else fp16 (every model has one)") {
+  for (std::size_t i = 0; i < mmaemu_model_count(); ++i) {
+    Handle h(mmaemu_model_list(i));
+    const std::string p = mmaemu_default_policy(h.m);
+    mmaemu_gemm_options opt;
+    mmaemu_gemm_options_init(&opt);
+    REQUIRE(mmaemu_parse_policy(p.c_str(), &opt) == MMAEMU_OK);
+    int m, n, k;
+    CHECK_MESSAGE(mmaemu_tile_shape(h.m, opt.input, MMAEMU_FP32, &m, &n, &k) == MMAEMU_OK,
+                  mmaemu_model_list(i), " default policy ", p, " has no unit");
+  }
+  CHECK(std::string(mmaemu_default_policy(Handle("V100").m)) == "fp16");
+  CHECK(std::string(mmaemu_default_policy(Handle("H100").m)) == "tf32");
+  CHECK(std::string(mmaemu_default_policy(Handle("MI250").m)) == "fp32");
+}

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,53 @@ int main(void) {
     double c[4] = {0};
     dgemm_("N", "N", &two, &two, &two, &one, a, &two, b, &two, &zero, c, &two);
     EXPECT(c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4, "dgemm_ forwarded: %g %g %g %g", c[0], c[1], c[2], c[3]);
+  }
+
+  /* 8. sbgemm_ / cblas_sbgemm (looked up at run time: Debian's OpenBLAS does
+   *    not export them) on the model's bf16 unit = the C API's GEMM with
+   *    bf16 storage. */
+  {
+    typedef void (*sbgemm_f)(const char*, const char*, const int*, const int*, const int*, const float*,
+                             const uint16_t*, const int*, const uint16_t*, const int*, const float*, float*,
+                             const int*);
+    typedef void (*cblas_sbgemm_f)(int, int, int, int, int, int, float, const uint16_t*, int, const uint16_t*, int,
+                                   float, float*, int);
+    typedef int (*gemm_api)(const mmaemu_model*, const mmaemu_gemm_options*, mmaemu_layout, mmaemu_transpose,
+                            mmaemu_transpose, int, int, int, double, const void*, int, const void*, int, double, void*,
+                            int);
+    typedef int (*shape_api)(const mmaemu_model*, mmaemu_format, mmaemu_format, int*, int*, int*);
+    typedef void (*init_api)(mmaemu_gemm_options*);
+    sbgemm_f sb = (sbgemm_f)dlsym(RTLD_DEFAULT, "sbgemm_");
+    cblas_sbgemm_f csb = (cblas_sbgemm_f)dlsym(RTLD_DEFAULT, "cblas_sbgemm");
+    gemm_api api_gemm = (gemm_api)dlsym(RTLD_DEFAULT, "mmaemu_gemm");
+    shape_api shape = (shape_api)dlsym(RTLD_DEFAULT, "mmaemu_tile_shape");
+    init_api init = (init_api)dlsym(RTLD_DEFAULT, "mmaemu_gemm_options_init");
+    int tm, tn, tk;
+    EXPECT(sb && csb && api_gemm && shape && init, "sbgemm entries or the C API not found");
+    if (sb && csb && api_gemm && shape && init && shape(model, MMAEMU_BF16, MMAEMU_FP32, &tm, &tn, &tk) == 0) {
+      static uint16_t Ah[M * K], Bh[K * N];
+      for (int i = 0; i < M * K; ++i) Ah[i] = (uint16_t)(bits(A[i]) >> 16);
+      for (int i = 0; i < K * N; ++i) Bh[i] = (uint16_t)(bits(B[i]) >> 16);
+      mmaemu_gemm_options opt;
+      init(&opt);
+      opt.a_storage = opt.b_storage = opt.input = MMAEMU_BF16;
+      opt.c_storage = opt.output = MMAEMU_FP32;
+      const int m = M, n = N, k = K;
+      const float alpha = 0.75f, beta = 1.5f;
+      float C[M * N], D[M * N], E[M * N];
+      memcpy(C, C0, sizeof C);
+      memcpy(D, C0, sizeof D);
+      memcpy(E, C0, sizeof E);
+      sb("N", "T", &m, &n, &k, &alpha, Ah, &m, Bh, &n, &beta, C, &m);
+      api_gemm(model, &opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_TRANS, m, n, k, alpha, Ah, m, Bh, n, beta, D, m);
+      csb(101, 111, 111, M, N, K, alpha, Ah, K, Bh, N, beta, E, N);
+      int bad = 0, bad_c = 0;
+      for (int i = 0; i < M * N; ++i) bad += bits(C[i]) != bits(D[i]);
+      api_gemm(model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, alpha, Ah, K, Bh, N, beta, C0,
+               N);  /* C0 is not needed after this */
+      for (int i = 0; i < M * N; ++i) bad_c += bits(E[i]) != bits(C0[i]);
+      EXPECT(bad == 0 && bad_c == 0, "sbgemm_: %d, cblas_sbgemm: %d elements differ from the C API", bad, bad_c);
+    }
   }
 
   printf("%d passed, %d failed\n", checks - failures, failures);
