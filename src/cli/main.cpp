@@ -108,7 +108,7 @@ int cmd_validate(const std::vector<std::string>& args) {
   try {
     validate::Errata errata = validate::Errata::bundled();
     if (!errata_file.empty()) errata = validate::Errata::load(errata_file);
-    return validate::run(roots, std::cout, no_errata ? nullptr : &errata) ? 1 : 0;
+    return validate::run(roots, std::cout, no_errata ? nullptr : &errata, stderr) ? 1 : 0;
   } catch (const validate::DataError& e) {
     std::cout.flush();
     std::fprintf(stderr, "mmaemu validate: %s\n", e.what());

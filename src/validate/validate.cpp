@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "validate/validate.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
 #include <sstream>
 
-#include "ref/reference.h"
+#include "driver/fast_dot.h"
 
 namespace mmaemu::validate {
 extern const char* const kBundledErrata;  // errata_data.cpp, generated
@@ -143,7 +145,7 @@ uint64_t file_checksum(const std::filesystem::path& file) {
   return h;
 }
 
-SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata) {
+SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata, const Progress& progress) {
   Model model;
   try {
     model = lookup_model(set.gpu);
@@ -161,39 +163,61 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
     if (it != errata->entries.end() && it->second.checksum == file_checksum(set.dir / d_file))
       known_bad = &it->second.lines;
   }
-  std::vector<uint64_t> a(s.k), b(s.k);
+  // The unit's inputs of every sample. The files hold fp32 patterns of
+  // values of the input format; tf32/xf32 units read only the top 10
+  // fraction bits (truncation, spec §2.11).
+  const std::size_t n = s.count(), k = s.k;
+  std::vector<uint64_t> a(n * k), b(n * k), c(n), got(n);
   const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});
-  for (std::size_t i = 0; i < s.count(); ++i) {
-    // Inputs are fp32 patterns of values of the input format. tf32/xf32
-    // units read only the top 10 fraction bits (truncation, spec §2.11).
-    for (std::size_t j = 0; j < s.k; ++j) {
-      for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
-        const uint32_t x = (*src)[i * s.k + j];
-        const Round rm = row.in == Fmt::tf32 ? Round::rz : Round::rne;
-        const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
-        // (-0 has no fnuz encoding and reads as +0.)
-        const bool zero = (x & 0x7FFFFFFFu) == 0;
-        if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
-          throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
-                          i + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
-        (*dst)[j] = v;
-      }
+  const Round rm = row.in == Fmt::tf32 ? Round::rz : Round::rne;
+  for (std::size_t i = 0; i < n * k; ++i) {
+    for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
+      const uint32_t x = (*src)[i];
+      const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
+      // (-0 has no fnuz encoding and reads as +0.)
+      const bool zero = (x & 0x7FFFFFFFu) == 0;
+      if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
+        throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
+                        i / k + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
+      (*dst)[i] = v;
     }
-    const uint64_t c = convert(Fmt::fp32, row.out, s.c[i], Round::rne);  // __float2half
+  }
+  for (std::size_t i = 0; i < n; ++i) c[i] = convert(Fmt::fp32, row.out, s.c[i], Round::rne);  // __float2half
+
+  // The fast engine, in chunks so that long runs can report progress.
+  const std::size_t chunk = std::size_t{1} << 16;
+  for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
+    const std::size_t m = std::min(chunk, n - i0);
+    driver::fast_dot_batch(row, m, k, a.data() + i0 * k, b.data() + i0 * k, c.data() + i0, got.data() + i0);
+    if (progress) progress(i0 + m, n);
+  }
+
+  for (std::size_t i = 0; i < n; ++i) {
     const uint64_t want = convert(Fmt::fp32, row.out, s.d[i], Round::rne);
-    const uint64_t got = ref::dot(row, s.k, a.data(), b.data(), c);
     const bool listed = known_bad && known_bad->count(i + 1);
-    if (listed && got != want) {
+    if (listed && got[i] != want) {
       ++r.excluded;
-    } else if (got != want || listed) {  // a listed sample that agrees: stale errata
+    } else if (got[i] != want || listed) {  // a listed sample that agrees: stale errata
       ++r.mismatches;
-      if (r.first.size() < 3) r.first.push_back({i + 1, want, got});
+      if (r.first.size() < 3) r.first.push_back({i + 1, want, got[i]});
     }
   }
   return r;
 }
 
-std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const Errata* errata) {
+std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const Errata* errata, std::FILE* progress) {
+  // A progress line (stderr) once a set has run for more than 2 s.
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  std::string label;
+  bool shown = false;
+  const Progress report = [&](std::size_t done, std::size_t all) {
+    if (!progress || clock::now() - last < std::chrono::seconds(2)) return;
+    last = clock::now();
+    std::fprintf(progress, "\rvalidate %s: %zu of %zu samples", label.c_str(), done, all);
+    std::fflush(progress);
+    shown = true;
+  };
   char line[256];
   std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9s %10s %9s %14s\n", "model", "input",
                 "output", "instruction", "samples", "mismatches", "excluded", "p_bound(1e-6)");
@@ -202,7 +226,10 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
   for (const std::string& root : roots) {
     for (const DataSet& set : find_sets(root)) {
       for (const std::string& out : set.outputs) {
-        const SetResult r = run_set(set, out, errata);
+        label = set.gpu + " " + set.fmt + " -> " + out;
+        last = clock::now();
+        const SetResult r = run_set(set, out, errata, report);
+        if (shown) std::fprintf(progress, "\r%*s\r", 60 + static_cast<int>(label.size()), ""), shown = false;
         std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9zu %10zu %9zu %14.3e\n",
                       r.gpu.c_str(), r.input.c_str(), r.output.c_str(), r.instruction.c_str(),
                       r.samples, r.mismatches, r.excluded,

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <set>
@@ -55,13 +57,20 @@ double mismatch_upper_bound(std::size_t samples, std::size_t mismatches, double 
 /// The model row that reproduces a data set for `out` (throws DataError).
 const ModelRow& row_for(const Model& model, const DataSet& set, const std::string& out);
 
-/// Validates one set for one output format.
-SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata = nullptr);
+/// Called with (samples done, samples in the set) as a set runs.
+using Progress = std::function<void(std::size_t, std::size_t)>;
+
+/// Validates one set for one output format on the fast engine (the
+/// reference's bits; threads as the GEMM: MMA_NUM_THREADS, ...).
+SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata = nullptr,
+                  const Progress& progress = {});
 
 /// Validates every set under the roots, printing one table row per set and
 /// output and the closing line "total: S samples, M mismatches".
 /// Returns the number of mismatches; throws DataError on malformed data.
+/// With `progress` (stderr, say), sets that run longer than 2 s show a
+/// progress line there, erased when the set is done.
 std::size_t run(const std::vector<std::string>& roots, std::ostream& os,
-                const Errata* errata = nullptr);
+                const Errata* errata = nullptr, std::FILE* progress = nullptr);
 
 }  // namespace mmaemu::validate

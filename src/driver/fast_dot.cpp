@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "driver/fast_dot.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "driver/fp_env.h"
+#include "driver/gemm.h"
+#include "driver/kernels.h"
+#include "ref/reference.h"
+
+namespace mmaemu::driver {
+
+uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
+  const fast::StepFn kernel = fast::step_kernel(row);
+  FpEnvGuard env;
+  if (!kernel || fast::operand_kind(row) == fast::Operand::real64) return ref::dot(row, k, a, b, c);
+  // As ref::dot: wgmma with scale-d = 0 does not read C.
+  uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
+  const std::size_t step = ref::step_k(row);
+  thread_local std::vector<int32_t> sa, ea, sb, eb;  // (no allocation per call)
+  for (auto* v : {&sa, &ea, &sb, &eb}) v->resize(std::max(step, v->size()));
+  for (std::size_t i = 0; i < k; i += step) {
+    const std::size_t len = std::min(step, k - i);
+    bool finite = true;
+    for (std::size_t l = 0; l < len && finite; ++l)
+      finite = fast::pack_element(row, a[i + l], sa[l], ea[l]) && fast::pack_element(row, b[i + l], sb[l], eb[l]);
+    d = finite ? kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(), static_cast<uint32_t>(d))
+               : ref::step(row, len, a + i, b + i, d);
+  }
+  return d;
+}
+
+void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
+                    const uint64_t* c, uint64_t* d, int threads) {
+  const long n = static_cast<long>(count);
+#pragma omp parallel for num_threads(thread_count(threads)) schedule(static, 256)
+  for (long i = 0; i < n; ++i) {
+    const std::size_t s = static_cast<std::size_t>(i);
+    d[s] = fast_dot(row, k, a + s * k, b + s * k, c[s]);
+  }
+}
+
+}  // namespace mmaemu::driver
