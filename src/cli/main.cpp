@@ -2,6 +2,7 @@
 // The mmaemu command-line tool.
 //   mmaemu models [MODEL]        table of models and their rows
 //   mmaemu validate ROOT...      compare models with hardware data
+//   mmaemu probe --model M ...   detect a unit's features (black box)
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "driver/kernels.h"
+#include "cli/probe_cmd.h"
 #include "driver/simd.h"
 #include "models/model.h"
 #include "validate/validate.h"
@@ -123,7 +125,10 @@ void usage(FILE* f) {
                "  validate [--errata FILE | --no-errata] ROOT...\n"
                "                      compare the models with data in ROOT/<GPU>/<format>/;\n"
                "                      reference samples known to be wrong (the bundled errata,\n"
-               "                      or FILE) are reported apart\n");
+               "                      or FILE) are reported apart\n"
+               "  probe --model M --input F [--output O] [--instr I]\n"
+               "                      detect a unit's numerical features with the papers'\n"
+               "                      test vectors, the unit used as a black box\n");
 }
 
 }  // namespace
@@ -137,6 +142,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (cmd == "models") return cmd_models(args);
   if (cmd == "validate") return cmd_validate(args);
+  if (cmd == "probe") return cli::cmd_probe(args, std::cout, std::cerr);
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     usage(stdout);
     return 0;
