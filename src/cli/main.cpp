@@ -3,6 +3,8 @@
 //   mmaemu models [MODEL]        table of models and their rows
 //   mmaemu validate ROOT...      compare models with hardware data
 //   mmaemu probe --model M ...   detect a unit's features (black box)
+//   mmaemu compare [...]         one product on several models, errors
+//   mmaemu experiment NAME [...] the papers' experiments (multiword)
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -12,6 +14,7 @@
 #include "driver/kernels.h"
 #include "cli/probe_cmd.h"
 #include "driver/simd.h"
+#include "experiments/commands.h"
 #include "models/model.h"
 #include "validate/validate.h"
 
@@ -128,7 +131,12 @@ void usage(FILE* f) {
                "                      or FILE) are reported apart\n"
                "  probe --model M --input F [--output O] [--instr I]\n"
                "                      detect a unit's numerical features with the papers'\n"
-               "                      test vectors, the unit used as a black box\n");
+               "                      test vectors, the unit used as a black box\n"
+               "  compare [options]   C = A*B on every model (or --models), errors against the\n"
+               "                      exact product; mmaemu compare --help\n"
+               "  experiment multiword [options]\n"
+               "                      the papers' multi-word GEMM experiment (CSV, PNG);\n"
+               "                      mmaemu experiment multiword --help\n");
 }
 
 }  // namespace
@@ -143,6 +151,8 @@ int main(int argc, char** argv) {
   if (cmd == "models") return cmd_models(args);
   if (cmd == "validate") return cmd_validate(args);
   if (cmd == "probe") return cli::cmd_probe(args, std::cout, std::cerr);
+  if (cmd == "compare") return experiments::cmd_compare(args, std::cout, std::cerr);
+  if (cmd == "experiment") return experiments::cmd_experiment(args, std::cout, std::cerr);
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     usage(stdout);
     return 0;

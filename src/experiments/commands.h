@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The experiment commands of the `mmaemu` tool. Each returns the exit
+// status: 0 done (a chart that could not be drawn is only a warning), 2 bad
+// options or input files (with a message on `err`).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace mmaemu::experiments {
+
+/// mmaemu compare [options]      (args: after "compare")
+int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu experiment NAME [options]
+int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// The usage lines of both commands.
+extern const char* const kCompareUsage;
+extern const char* const kExperimentUsage;
+
+}  // namespace mmaemu::experiments
