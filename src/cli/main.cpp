@@ -88,7 +88,7 @@ int cmd_models(const std::vector<std::string>& args) {
   }
   std::printf("\nN: products per block; F: fraction bits of the alignment window; bits: "
               "fraction bits of the result; kernel: the GEMM engine's path (simd: Highway, "
-              "dispatched here to %s; scalar; fp64: host binary64 FMAs).\nAliases:",
+              "dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\nAliases:",
               fast::simd_target_name());
   for (const Gpu& g : gpus())
     if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);

@@ -10,14 +10,28 @@
 //   S    = sum t_l + trunc(|m_c| * 2^(F - (E - e_c)))
 //   d    = round_fp32(S * 2^(E - F))
 //
-// The truncations are done in float: m_a*m_b (< 2^22 as an integer) times a
-// power of two is exact whenever the result is >= 1, and cvttps2dq truncates
-// toward zero, i.e. per term in sign-magnitude as the hardware does; results
-// below 1 become 0 either way. A scale whose exponent would fall below the
-// float range is clamped to 0 (the term is < 1 then). Partial sums stay in
-// int32 (4 accumulators of <= 8 terms < 2^(F+2) each); their sum is formed
-// exactly in double, scaled by 2^(E-F) (exact), and converted to float:
-// RNE is the conversion itself; RZ steps back one ulp where the conversion
+// A run of blocks is done one vector of lanes at a time, the accumulators
+// in a register from block to block, each block on one of two paths:
+//
+// Fast path (FastBlock): every lane of the vector has E in a window where
+// everything is exact in float (F - 125 <= E <= min(100, F + 96)) and the
+// sum fits in int32. Then:
+//   - each term is trunc(a*b * 2^(F-E)) in float: a*b (two significands of
+//     <= 12 bits) is an exact float whenever it can reach the window,
+//     2^(F-E) is a normal float, and their product is exact when it is
+//     >= 1; cvttps2dq truncates toward zero, i.e. per term in sign-magnitude
+//     as the hardware does. Products below the window truncate to 0.
+//   - the c term is trunc(c * 2^(F-E)) from c's own fp32 value, likewise.
+//   - S is summed in int32 and rounded to a 24-bit float (RZ: AVX-512's
+//     embedded rounding, else RNE with a step back), then scaled by
+//     2^(E-F), which is exact in the window (the result is normal).
+//
+// Slow path (SlowBlock, the general kernel), for any other block: no
+// nonzero product, NaN/Inf c, subnormal or overflowing results, E outside
+// the window, sums near 2^31. The truncations are done by ProductSum
+// (product_sum-inl.h), the c term from its integer significand; S is formed
+// exactly in double, scaled by 2^(E-F) (exact) and converted to float: RNE
+// is the conversion itself; RZ steps back one ulp where the conversion
 // rounded up in magnitude and maps |V| >= 2^128 to Inf (spec §2.9 step 5).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "driver/aligned_simd.cpp"
@@ -37,42 +51,49 @@ namespace fast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-void AlignedStep16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
-                   const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  const hn::ScalableTag<int32_t> di;
-  const hn::Rebind<float, decltype(di)> df;
+using DI32 = hn::ScalableTag<int32_t>;
+using DF32 = hn::Rebind<float, DI32>;
+using VI32 = hn::Vec<DI32>;
+using VF32 = hn::Vec<DF32>;
+
+// ---------------------------------------------------------------- slow path
+
+// The general kernel: one block on the lanes [v, v + Lanes) (B operands at
+// lane offset v), c in and d out in c[0 .. Lanes) (fp32 bits).
+HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                            const float* bv, const float* bf, const int32_t* be, std::size_t v, uint32_t* cio) {
+  const DI32 di;
+  const DF32 df;
   const std::size_t N = hn::Lanes(di);
 
   // Stage 1 (int32/float lanes): per lane E, the partial sums, the c term.
   HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], sc[kSimdLanes], ee[kSimdLanes], empty[kSimdLanes],
       cin[kSimdLanes];
-  std::memcpy(cin, acc, sizeof cin);
-  bool rare = false;  // an empty block or a NaN/Inf accumulator in some lane
-  for (std::size_t v = 0; v < kSimdLanes; v += N) {
-    const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
-    const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
-    const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
-    const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
+  std::memcpy(cin, cio, N * sizeof(int32_t));
+  const auto c = hn::Load(di, cin);
+  const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
+  const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
+  const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
 
-    // E = max(products, e_c if c != 0, floor); an empty block with c = 0 is +0.
-    auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c), hn::Set(di, p.floor));
-    auto a = hn::Zero(di), b = hn::Zero(di);
-    hn::Mask<decltype(di)> none;
-    ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
-    const auto is_empty = hn::And(none, czero);
-    hn::StoreU(hn::VecFromMask(di, is_empty), di, empty + v);
-    rare = rare || !hn::AllFalse(di, hn::Or(is_empty, hn::Eq(cbexp, hn::Set(di, 255))));
-    // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
-    const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
-                             hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
-    const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
-    auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
-    tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
-    hn::StoreU(a, di, s01 + v);
-    hn::StoreU(b, di, s23 + v);
-    hn::StoreU(tc, di, sc + v);
-    hn::StoreU(E, di, ee + v);
-  }
+  // E = max(products, e_c if c != 0, floor); an empty block with c = 0 is +0.
+  auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c), hn::Set(di, p.floor));
+  auto a = hn::Zero(di), b = hn::Zero(di);
+  hn::Mask<DI32> none;
+  ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
+  const auto is_empty = hn::And(none, czero);
+  hn::Store(hn::VecFromMask(di, is_empty), di, empty);
+  // An empty block or a NaN/Inf accumulator in some lane.
+  const bool rare = !hn::AllFalse(di, hn::Or(is_empty, hn::Eq(cbexp, hn::Set(di, 255))));
+  // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
+  const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
+                           hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
+  const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
+  auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
+  tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
+  hn::Store(a, di, s01);
+  hn::Store(b, di, s23);
+  hn::Store(tc, di, sc);
+  hn::Store(E, di, ee);
 
   // Stage 2 (double lanes): exact sum, scale, round to fp32.
   const hn::ScalableTag<double> dd;
@@ -80,10 +101,10 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
   const hn::Rebind<float, decltype(dd)> dfh;
   const hn::Rebind<int64_t, decltype(dd)> d64;
   const std::size_t M = hn::Lanes(dd);
-  for (std::size_t v = 0; v < kSimdLanes; v += M) {
-    const auto S = hn::Add(hn::Add(hn::PromoteTo(dd, hn::LoadU(d32, s01 + v)), hn::PromoteTo(dd, hn::LoadU(d32, s23 + v))),
-                           hn::PromoteTo(dd, hn::LoadU(d32, sc + v)));
-    const auto ebits = hn::PromoteTo(d64, hn::Add(hn::LoadU(d32, ee + v), hn::Set(d32, 1023 - p.F)));
+  for (std::size_t u = 0; u < N; u += M) {
+    const auto S = hn::Add(hn::Add(hn::PromoteTo(dd, hn::Load(d32, s01 + u)), hn::PromoteTo(dd, hn::Load(d32, s23 + u))),
+                           hn::PromoteTo(dd, hn::Load(d32, sc + u)));
+    const auto ebits = hn::PromoteTo(d64, hn::Add(hn::Load(d32, ee + u), hn::Set(d32, 1023 - p.F)));
     const auto V = hn::Mul(S, hn::BitCast(dd, hn::ShiftLeft<52>(ebits)));
     const auto f = hn::DemoteTo(dfh, V);  // round to nearest even
     auto bits = hn::BitCast(d32, f);
@@ -102,24 +123,216 @@ void AlignedStep16(const SimdParams& p, int len, const float* av, const float* a
       bits = hn::IfThenElse(hn::Eq(big, hn::Set(d32, 1)), inf, bits);
     }
     if (rare) {
-      bits = hn::AndNot(hn::LoadU(d32, empty + v), bits);  // empty block: +0
+      bits = hn::AndNot(hn::Load(d32, empty + u), bits);  // empty block: +0
       // c = NaN gives the unit's NaN, c = +-Inf stays (no NaN/Inf inputs here).
-      const auto c = hn::LoadU(d32, cin + v);
-      const auto c_nonfinite = hn::Eq(hn::And(c, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
-      const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(c, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
-      bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), c), bits);
+      const auto cu = hn::Load(d32, cin + u);
+      const auto c_nonfinite = hn::Eq(hn::And(cu, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
+      const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(cu, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
+      bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), cu), bits);
     }
-    hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + v);
+    hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(cio) + u);
+  }
+}
+
+// ---------------------------------------------------------------- fast path
+
+// Truncation toward zero of floats inside the int32 range (never NaN): the
+// bare cvttps2dq, without the saturation fix-up hn::ConvertTo adds.
+HWY_INLINE VI32 TruncToI32(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  return VI32{_mm256_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+  return VI32{_mm_cvttps_epi32(x.raw)};
+#else
+  return hn::ConvertTo(DI32(), x);
+#endif
+}
+
+// |S| below which the fast path converts S without a range check: AVX-512
+// converts any int32 with RZ natively; the emulation below needs |S| < 2^30.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+inline constexpr int64_t kSumLimit = int64_t{1} << 31;
+#else
+inline constexpr int64_t kSumLimit = int64_t{1} << 30;
+#endif
+
+// S (int32, |S| < kSumLimit) to the float of its top 24 significant bits,
+// rounded toward zero (rz) or to nearest even.
+HWY_INLINE VF32 RoundToFloat(VI32 s, bool rz) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return rz ? VF32{_mm512_cvt_roundepi32_ps(s.raw, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)}
+            : VF32{_mm512_cvt_roundepi32_ps(s.raw, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+#else
+  const DI32 di;
+  const DF32 df;
+  if (!rz) return hn::ConvertTo(df, s);
+  // RZ from RNE on the magnitude a < 2^30: where the conversion rounded up
+  // (f > a, exactly comparable: f <= 2^30 is an integer), the float one ulp
+  // below f, i.e. its bits - 1, is the truncation. Example, a = 2^25 - 1:
+  //   a           = 1111111111111111111111111   (25 ones)
+  //   f = RNE(a)  = 2^25                        (carries into a new binade)
+  //   bits(f) - 1 = 1.11111111111111111111111 x 2^24 (24 ones)
+  //               = 1111111111111111111111110   = RZ(a)
+  const VI32 a = hn::Abs(s);
+  const VF32 f = hn::ConvertTo(df, a);
+  const VI32 mag = hn::Add(hn::BitCast(di, f), hn::VecFromMask(di, hn::Gt(TruncToI32(f), a)));
+  return hn::BitCast(df, hn::Or(mag, hn::And(s, hn::Set(di, static_cast<int32_t>(0x80000000u)))));
+#endif
+}
+
+// f(l) for l = 0 .. len-1; fully unrolled where the length is a constant.
+template <int kLen, class Fn>
+HWY_INLINE void ForEach(int len, Fn&& f) {
+  if constexpr (kLen > 0) {
+    HWY_UNROLL(16)
+    for (int l = 0; l < kLen; ++l) f(l);
+  } else {
+    for (int l = 0; l < len; ++l) f(l);
+  }
+}
+
+// Per-run constants of the fast path.
+struct FastConsts {
+  int32_t e_lo;     // max(floor, F - 126): products' E clamped to [e_lo, e_hi]
+  int32_t e_hi;     // hi + 1, hi = min(100, F + 96): the window's top
+  int32_t f127;     // F + 127
+  uint32_t x_top;   // (F + 254) << 23
+  uint32_t w_lo;    // (F + 127 - hi) << 23: smallest scale field in the window
+  uint32_t w_span;  // (252 << 23) - w_lo: largest minus smallest
+  bool check;       // |S| may reach kSumLimit
+  bool mask;        // frac_mask clears bits (fewer than 23 result bits)
+};
+
+// One block on one vector of lanes whose E lies in the window
+//   F - 125 <= E <= hi = min(100, F + 96)
+// where everything is exact in float (per lane):
+//   2^(F-E) in [2^(F-hi), 2^125]: the term scale, a normal float;
+//   a product below 2^(E-F) (a float subnormal at worst, <= 2^-126) scales
+//     to <= 2^-126 * 2^125 < 1 and truncates to 0, as the exact term does;
+//   1 <= |S| < 2^31, 2^(E-F) >= 2^-125: d = round24(S) * 2^(E-F) is normal.
+// Returns false, c untouched, where some lane is outside the window or
+// (q.check) where |S| may not fit the conversion. len is kLen where kLen > 0;
+// av/ae: A's block; bv/be: B's block at the lanes' offset.
+//
+// The block chain runs through c (c -> E -> scale -> terms -> S -> d = next
+// c), so c's part is kept short: the scale's bits are formed from c's
+// exponent field directly and the result's exponent is added as an integer.
+template <int kLen>
+HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, const float* av, const int32_t* ae,
+                          const float* bv, const int32_t* be, VI32& c) {
+  const DI32 di;
+  const DF32 df;
+  const hn::RebindToUnsigned<DI32> du;
+
+  // Products' E with the floor, clamped to [F - 126, hi + 1] (off the chain).
+  auto Ep = hn::Set(di, q.e_lo);
+  ForEach<kLen>(len, [&](int l) { Ep = hn::Max(Ep, hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes))); });
+  Ep = hn::Min(Ep, hn::Set(di, q.e_hi));
+  // 2^(F-E) as bits, E = max(e_c, Ep): the biased exponent F + 127 - E is
+  // the smaller of the two candidates (unsigned, the field shifted up 23):
+  //   c:        s eeeeeeee mmm...m    e_c = eeeeeeee - 127
+  //   from c:   ((F + 254) << 23) - (c & 0x7F800000)   in [F-1, F+254] << 23
+  //   products: (F + 127 - Ep) << 23                   in [F+126-hi, 253] << 23
+  // A zero or subnormal c acts as e_c = -127 (true: none, or -126), an
+  // Inf/NaN c as e_c = 128; either only matters outside the window. Inside
+  // it, E is exactly max(e_c, e_a + e_b, floor).
+  const auto from_c = hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, hn::And(c, hn::Set(di, 0x7F800000))));
+  const auto from_p = hn::BitCast(du, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), Ep)));
+  const auto sb = hn::Min(from_c, from_p);
+  // Window: F + 127 - E in [F + 127 - hi, 252].
+  if (!hn::AllFalse(du, hn::Gt(hn::Sub(sb, hn::Set(du, q.w_lo)), hn::Set(du, q.w_span)))) return false;
+
+  const auto sbits = hn::BitCast(di, sb);
+  const auto scale = hn::BitCast(df, sbits);
+  // S = trunc(c * 2^(F-E)) + sum trunc(a_l b_l * 2^(F-E)), wrapping int32.
+  auto S = TruncToI32(hn::Mul(hn::BitCast(df, c), scale));
+  auto S1 = hn::Zero(di);
+  ForEach<kLen>(len, [&](int l) {
+    const auto t = TruncToI32(hn::Mul(hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes)), scale));
+    if (l & 1) S1 = hn::Add(S1, t);
+    else S = hn::Add(S, t);
+  });
+  S = hn::Add(S, S1);
+  // The caller guarantees |S| < 3 * 2^30 (true sum), so a wrapped sum never
+  // lands in [-2^30, 2^30): S + 2^30 >= 0 (as int32) proves |S| < 2^30.
+  if (q.check && !hn::AllFalse(di, hn::Lt(hn::Add(S, hn::Set(di, 1 << 30)), hn::Zero(di)))) return false;
+
+  // d = round24(S) * 2^(E-F), the scaling as an add to the exponent field:
+  //   round24(S), S != 0:  s eeeeeeee mmm...m   eeeeeeee in [127, 158]
+  //   + (E - F) << 23 = (127 << 23) - sbits     eeeeeeee + E - F in [2, 254]
+  // (E - F in [-125, 96]), so no carry leaves the field; S = 0 gives +0.
+  const auto m = hn::BitCast(di, RoundToFloat(S, p.rz));
+  const auto ebits = hn::Sub(hn::Set(di, 127 << 23), sbits);
+  const auto nonzero = hn::Ne(S, hn::Zero(di));
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  c = VI32{_mm512_maskz_add_epi32(nonzero.raw, m.raw, ebits.raw)};  // one op on the chain
+#else
+  c = hn::IfThenElseZero(nonzero, hn::Add(m, ebits));
+#endif
+  if (q.mask) c = hn::And(c, hn::Set(di, p.frac_mask));
+  return true;
+}
+
+// Blocks on the fast path where they can be, c in registers throughout.
+template <int kLen>
+HWY_NOINLINE void FastRun(const SimdParams& p, const FastConsts& q, int steps, int step, int last_len, const float* av,
+                          const float* af, const int32_t* ae, const float* bv, const float* bf, const int32_t* be,
+                          uint32_t* acc) {
+  const DI32 di;
+  const std::size_t N = hn::Lanes(di);
+  for (std::size_t v = 0; v < kSimdLanes; v += N) {
+    auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+    for (int s = 0; s < steps; ++s) {
+      const int len = s + 1 == steps ? last_len : step;
+      const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
+      const bool done = kLen > 0 && len == kLen
+                            ? FastBlock<kLen>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c)
+                            : FastBlock<0>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c);
+      if (!done) {
+        HWY_ALIGN uint32_t cl[kSimdLanes];
+        hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
+        SlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, cl);
+        c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+      }
+    }
+    hn::StoreU(c, di, reinterpret_cast<int32_t*>(acc) + v);
   }
 }
 
 // `steps` consecutive blocks of `step` elements (the last one `last_len`).
 void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                   const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
-    AlignedStep16(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, acc);
-    return true;
-  });
+  // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
+  // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
+  const int64_t bound = (int64_t{step} << (p.F + 2)) + (int64_t{1} << (p.F + 1));
+  if (bound <= 3 * (int64_t{1} << 30)) {
+    const int32_t hi = HWY_MIN(100, p.F + 96);
+    FastConsts q;
+    q.e_lo = HWY_MAX(p.floor, p.F - 126);
+    q.e_hi = hi + 1;
+    q.f127 = p.F + 127;
+    q.x_top = static_cast<uint32_t>(p.F + 254) << 23;
+    q.w_lo = static_cast<uint32_t>(p.F + 127 - hi) << 23;
+    q.w_span = (252u << 23) - q.w_lo;
+    q.check = bound > kSumLimit;
+    q.mask = p.rz && p.frac_mask != -1;
+    switch (step) {
+      case 4: return FastRun<4>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 8: return FastRun<8>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 16: return FastRun<16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      default: return FastRun<0>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+    }
+  }
+  // Block sums that may pass 3 * 2^30 (32-element blocks with F = 25, and
+  // F = 26): the general path throughout.
+  const std::size_t N = hn::Lanes(DI32());
+  for (std::size_t v = 0; v < kSimdLanes; v += N)
+    RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
+      SlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, acc + v);
+      return true;
+    });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -149,10 +362,7 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
   p.keep_sign = row.flush_sign == FlushSign::keep;
   p.out_subnormals = row.out_subnormals;
   if (operand_kind(row) == Operand::real && row.out == Fmt::fp32 && row.in != Fmt::fp64) {
-    if (row.accum == Accumulation::fma_chain) {
-      p.kind = SimdKind::fma_chain;
-      return true;
-    }
+    // (FMA chains run on the register-blocked chain tiles, gemm.cpp.)
     if (row.accum == Accumulation::pairwise && row.product == ProductForm::fp32_rne &&
         (row.pair_group == 2 || row.pair_group == 4)) {
       p.kind = SimdKind::pairwise;
@@ -185,6 +395,9 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
       row.product != ProductForm::denormalised || row.zero_c_is_term || !row.out_subnormals ||
       operand_kind(row) != Operand::integer || row.frac_bits > 26 || row.block > 32)
     return false;
+  // The general path's int32 partial sums (block/2 terms < 2^(F+2) each)
+  // must fit: F = 26 with 32-element blocks (custom rows) would wrap.
+  if ((int64_t{row.block} << (row.frac_bits + 1)) > (int64_t{1} << 31)) return false;
   if (row.final_round != Round::rz && !(row.final_round == Round::rne && row.result_frac_bits() == 23))
     return false;
   p.F = row.frac_bits;

@@ -369,7 +369,22 @@ StepFn step_kernel(const ModelRow& row) {
   return nullptr;
 }
 
+bool chain_tiles(const ModelRow& row) {
+  if (row.accum != Accumulation::fma_chain) return false;
+  if (operand_kind(row) == Operand::real64) return row.in == Fmt::fp64 && row.out == Fmt::fp64;
+  return row.out == Fmt::fp32 && info(row.in).width <= 32;
+}
+
+bool exact_simd(const ModelRow& row) {
+  const FormatInfo& in = info(row.in);
+  return row.accum == Accumulation::exact && row.out == Fmt::fp32 && row.final_round == Round::rne &&
+         row.result_frac_bits() == 23 && !row.product_overflow && row.in_subnormals && row.out_subnormals &&
+         !row.inputs_as_fp16 && operand_kind(row) == Operand::integer && row.product != ProductForm::fp32_rne &&
+         in.width <= 32 && in.man_bits <= 23 && ref::step_k(row) <= static_cast<std::size_t>(kMaxStep);
+}
+
 const char* kernel_name(const ModelRow& row) {
+  if (chain_tiles(row) || exact_simd(row)) return "simd";
   if (operand_kind(row) == Operand::real64) return "fp64";
   SimdParams p;
   if (simd_params(row, p)) return "simd";

@@ -38,9 +38,20 @@ using StepFn = uint32_t (*)(const ModelRow& row, int len, const int32_t* sa, con
                             const int32_t* sb, const int32_t* eb, uint32_t c);
 StepFn step_kernel(const ModelRow& row);
 
+/// Rows the driver runs on the register-blocked FMA-chain tiles
+/// (simd_chain_tile / simd_chain_tile64): fp32-result chains of operands
+/// exact in fp32, and binary64 chains.
+bool chain_tiles(const ModelRow& row);
+
+/// Rows the driver runs on the SIMD exact kernel (simd_exact_run16): CDNA1
+/// exact sums with fp32 results, RNE, subnormals in and out, no product
+/// overflow, inputs whose products are exact in binary64.
+bool exact_simd(const ModelRow& row);
+
 /// The fast path of a row as `mmaemu models` reports it: "simd" (Highway
-/// kernel), "scalar" (fast scalar kernel), "fp64" (host binary64 FMAs) or
-/// "reference" (the reference engine itself).
+/// kernel: simd_params(), chain_tiles() or exact_simd()), "scalar" (fast
+/// scalar kernel), "fp64" (host binary64 FMAs, scalar) or "reference" (the
+/// reference engine itself).
 const char* kernel_name(const ModelRow& row);
 
 }  // namespace mmaemu::fast

@@ -14,7 +14,7 @@ namespace mmaemu::fast {
 inline constexpr std::size_t kSimdLanes = 16;
 
 /// Which SIMD kernel serves a row.
-enum class SimdKind : uint8_t { aligned, late, fma_chain, pairwise };
+enum class SimdKind : uint8_t { aligned, late, pairwise };
 
 struct SimdParams {
   SimdKind kind;
@@ -52,9 +52,35 @@ void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, 
 int simd_late_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                     const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
 
-/// fp32 FMA chain for 16 lanes: acc[j] = fma(av[l], bv[l*16 + j], acc[j]),
-/// l = 0..len-1 (values as floats, B lane-interleaved).
-void simd_fma_chain16(int len, const float* av, const float* bv, float* acc);
+/// Register-blocked FMA chain tiles (BLIS-style micro-kernel): kChainMR
+/// rows x kChainNR columns (fp64: kChainNR64), over kc consecutive k:
+///   c[r*ldc + j] = fma(a[l*kChainMR + r], b[l*NR + j], c[r*ldc + j]), l = 0..kc-1
+/// in order for every element: A packed row-interleaved, B column-interleaved.
+inline constexpr std::size_t kChainMR = 8, kChainNR = 32, kChainNR64 = 16;
+void simd_chain_tile(int kc, const float* a, const float* b, float* c, std::size_t ldc);
+void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std::size_t ldc);
+
+/// CDNA1 exact blocks (Accumulation::exact, fp32 result, RNE) for 16 lanes,
+/// summed in binary64 where that sum is provably exact (exact_simd.cpp).
+/// Operands as doubles: av (A's row from the first block's first k), bv (B
+/// lane-interleaved, element l of lane j at l*16 + j). Per block s: alo[s],
+/// ahi[s] (A) and blo[s*16 + j], bhi[s*16 + j] (B) are the power-of-two
+/// bounds of exact_bounds(). acc: the 16 accumulators (fp32 values held as
+/// doubles), in and out. Returns the number of blocks done; when fewer than
+/// `steps`, acc holds the state before the next block, `next` the kernel's
+/// result of that block, valid in the lanes not set in `bad` (bit j: lane j
+/// failed the exactness check: the caller computes it another way).
+int simd_exact_run16(int steps, int step, int last_len, const double* av, const double* alo, const double* ahi,
+                     const double* bv, const double* blo, const double* bhi, double* acc, double* next,
+                     uint32_t* bad);
+
+/// The power-of-two bounds of one block's operands for simd_exact_run16,
+/// A side (is_a) or B side: lo_e = min, hi_e = max over the block's nonzero
+/// elements of floor(log2 |x|) (no nonzero element: lo_e = kExactNone,
+/// hi_e = -kExactNone); man = fraction bits of the unit's input format,
+/// step = products per block.
+inline constexpr int kExactNone = 400;
+void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi);
 
 /// CDNA2 pairwise steps for 16 lanes (layout as simd_aligned_run16); af/bf
 /// flag flushed (subnormal) operands, whose products are +0. IEEE

@@ -264,3 +264,177 @@ TEST_CASE("results do not depend on the thread count") {
   driver::gemm(spec, m, n, k, 1.0, a, b, 0.0, Fmt::fp32, C3.data(), n);
   CHECK(C1 == C3);
 }
+
+namespace {
+
+// One GEMM of unit-format operands (A m x k, B k x n, C m x n, row-major,
+// optionally transposed in storage) through the driver, compared with
+// ref::dot element by element. Returns the number of mismatches.
+std::size_t check_gemm(const std::string& name, const ModelRow& row, std::size_t m, std::size_t n, std::size_t k,
+                       const std::vector<uint64_t>& A, const std::vector<uint64_t>& B, const std::vector<uint64_t>& C,
+                       bool ta, bool tb, bool into_c, int threads) {
+  std::vector<uint8_t> As(m * k * 8 + 8), Bs(k * n * 8 + 8), Cs(m * n * 8 + 8);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < k; ++l) driver::store(row.in, As.data(), ta ? l * m + i : i * k + l, A[i * k + l]);
+  for (std::size_t l = 0; l < k; ++l)
+    for (std::size_t j = 0; j < n; ++j) driver::store(row.in, Bs.data(), tb ? j * k + l : l * n + j, B[l * n + j]);
+  for (std::size_t i = 0; i < m * n; ++i) driver::store(row.out, Cs.data(), i, C[i]);
+  driver::GemmSpec spec;
+  spec.row = &row;
+  spec.accumulate_into_c = into_c;
+  spec.threads = threads;
+  driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(ta ? m : k), ta};
+  driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(tb ? k : n), tb};
+  driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), static_cast<std::ptrdiff_t>(n));
+  std::vector<uint64_t> ar(k), bc(k);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t l = 0; l < k; ++l) {
+        ar[l] = A[i * k + l];
+        bc[l] = B[l * n + j];
+      }
+      uint64_t want = ref::dot(row, k, ar.data(), bc.data(), into_c ? C[i * n + j] : zero_bits(row.out, false));
+      if (is_nan(row.out, want)) want = ref::nan_result(row);
+      const uint64_t got = driver::load(row.out, Cs.data(), static_cast<std::ptrdiff_t>(i * n + j));
+      if (got != want && ++bad <= 2)
+        FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " ta" << ta << " tb"
+                           << tb << " into_c " << into_c << " at (" << i << "," << j << "): ref " << hex(want)
+                           << " gemm " << hex(got));
+    }
+  return bad;
+}
+
+// A value of format f with biased exponent `e` (clamped to the finite
+// range; 0: subnormal or zero), random sign and fraction.
+uint64_t value_at(Gen& g, Fmt f, int e) {
+  const FormatInfo& fi = info(f);
+  const int max_e = (1 << fi.exp_bits) - 2 + (fi.specials == Specials::ieee ? 0 : 1);
+  e = std::clamp(e, 0, max_e);
+  const uint64_t frac = (g.rng() & ((1ull << fi.man_bits) - 1)) << fi.frac_shift;
+  const uint64_t sign = g.rng() & 1;
+  return (sign << (fi.width - 1)) | (static_cast<uint64_t>(e) << (fi.man_bits + fi.frac_shift)) | frac;
+}
+
+}  // namespace
+
+TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness boundaries, NaN/Inf") {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t dots = 0, bad = 0;
+  int ti = 0;
+  for (int64_t target : targets) {
+    ++ti;
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    for (const auto& [name, row] : all_rows()) {
+      if (!fast::chain_tiles(row) && !fast::exact_simd(row)) continue;
+      const std::string id = name + " " + tname;
+      Gen g(kSeed ^ (std::hash<std::string>{}(id) * 5));
+      dots += compare_gemms(id, row, 2000 * kScale, false);
+      if (ti == 1) dots += compare_gemms(name + " scalar", row, 2000 * kScale, true);  // the paths without them
+      const int bias_in = info(row.in).bias, bias_out = info(row.out).bias;
+      const int max_in = (1 << info(row.in).exp_bits) - 2;
+      // Operands clustered around an exponent, c from 80 binades below to
+      // 80 above the products (the exact kernel's checks (b) and (c)), a
+      // spread of operand exponents (check (a)), some zeros, subnormals,
+      // NaN and Inf.
+      for (int t = 0; t < 40 * static_cast<int>(kScale); ++t) {
+        const std::size_t m = 1 + g.rng() % 5, n = 1 + g.rng() % 40, k = 1 + g.rng() % 13;
+        const int centre = 1 + static_cast<int>(g.rng() % static_cast<uint64_t>(max_in));
+        const int spread = static_cast<int>(g.rng() % 40);
+        auto operand = [&] {
+          const uint64_t r = g.rng() % 100;
+          if (r < 3) return zero_bits(row.in, g.rng() & 1);
+          if (r < 5) return value_at(g, row.in, 0);
+          if (r == 5 && t % 4 == 0) return g.rng() & 1 ? default_nan(row.in) : inf_bits(row.in, g.rng() & 1);
+          return value_at(g, row.in, centre + static_cast<int>(g.rng() % static_cast<uint64_t>(spread + 1)) - spread / 2);
+        };
+        std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+        for (auto& x : A) x = operand();
+        for (auto& x : B) x = operand();
+        const int prod_e = 2 * (centre - bias_in);
+        for (auto& x : C) {
+          const uint64_t r = g.rng() % 100;
+          x = r < 5 ? zero_bits(row.out, g.rng() & 1)
+                    : value_at(g, row.out, prod_e + bias_out + static_cast<int>(g.rng() % 161) - 80);
+        }
+        bad += check_gemm(id + " boundaries", row, m, n, k, A, B, C, g.rng() & 1, g.rng() & 1, true, 1 + t % 2);
+        dots += m * n;
+      }
+      // Long k (more than one k super-chunk of the chain tiles, several
+      // chunks of the exact kernel) with full and edge tiles.
+      for (int t = ti % 2; t < 2; t += 2) {
+        const std::size_t m = 9 + g.rng() % 8, n = 33 + g.rng() % 16, k = 2049 + g.rng() % 300;
+        std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+        const int centre = bias_in + static_cast<int>(g.rng() % 5) - 2;
+        for (auto& x : A) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 7) - 3);
+        for (auto& x : B) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 7) - 3);
+        for (auto& x : C) x = value_at(g, row.out, bias_out + static_cast<int>(g.rng() % 9) - 4);
+        if (t == 1) {  // a NaN and an Inf somewhere
+          A[g.rng() % A.size()] = default_nan(row.in);
+          B[g.rng() % B.size()] = inf_bits(row.in, false);
+        }
+        bad += check_gemm(id + " long k", row, m, n, k, A, B, C, t == 1, t == 0, t == 1, 2);
+        dots += m * n;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(targets.size() << " targets, " << dots << " dot products");
+  CHECK(bad == 0);
+}
+
+TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its exponent window, every target") {
+  // aligned_simd.cpp sums a block in int32 lanes where every lane's E lies in
+  // F - 125 .. min(100, F + 96) and |S| stays below 2^30 (else the general
+  // path): random bit patterns seldom reach either edge.
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t dots = 0, bad = 0;
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    for (const auto& [name, row] : all_rows()) {
+      fast::SimdParams sp;
+      if (!fast::simd_params(row, sp) || sp.kind != fast::SimdKind::aligned) continue;
+      const std::string id = name + " " + tname;
+      Gen g(kSeed ^ std::hash<std::string>{}(id + " aligned edges"));
+      const FormatInfo& fi = info(row.in);
+      const int step = static_cast<int>(ref::step_k(row)), hi = std::min(100, row.frac_bits + 96);
+      const std::size_t m = 3, n = 19, k = 2 * static_cast<std::size_t>(step) + 1;
+      // Largest significand, biased exponent e, given sign.
+      auto top = [&](Fmt f, int e, uint64_t sign) {
+        const FormatInfo& x = info(f);
+        return (sign << (x.width - 1)) | (static_cast<uint64_t>(e) << (x.man_bits + x.frac_shift)) |
+               (((1ull << x.man_bits) - 1) << x.frac_shift);
+      };
+      for (int pattern = 0; pattern < 10; ++pattern) {
+        std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+        if (pattern < 2) {
+          // Every product the largest at one exponent, one sign per column
+          // (pattern 1: A's signs alternate), c the same size or near it.
+          for (std::size_t i = 0; i < A.size(); ++i) A[i] = top(row.in, fi.bias, pattern == 1 ? i & 1 : 0);
+          for (std::size_t i = 0; i < B.size(); ++i) B[i] = top(row.in, fi.bias, (i % n) % 3 == 0);
+          for (std::size_t i = 0; i < C.size(); ++i)
+            C[i] = i % 5 == 4 ? 0 : top(Fmt::fp32, 127 + static_cast<int>(i % 5) - 1, (i % n) % 3 == 0);
+        } else {
+          // c's exponent at an edge of the window (F - 126, F - 125, hi,
+          // hi + 1), products from a few binades below it up to it.
+          const int edge = (pattern - 2) % 4;
+          const int ec = edge == 0 ? row.frac_bits - 126 : edge == 1 ? row.frac_bits - 125 : edge == 2 ? hi : hi + 1;
+          for (auto& x : C) x = value_at(g, Fmt::fp32, ec + 127);
+          for (std::size_t l = 0; l < k; ++l) {
+            const int ep = ec - static_cast<int>(g.rng() % (pattern < 6 ? 4 : 30));
+            const int ea = ep / 2;
+            for (std::size_t i = 0; i < m; ++i) A[i * k + l] = value_at(g, row.in, ea + fi.bias);
+            for (std::size_t j = 0; j < n; ++j) B[l * n + j] = value_at(g, row.in, ep - ea + fi.bias);
+          }
+        }
+        bad += check_gemm(id + " edges " + std::to_string(pattern), row, m, n, k, A, B, C, false, pattern & 1, true, 1);
+        dots += m * n;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(targets.size() << " targets, " << dots << " dot products");
+  CHECK(bad == 0);
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// SIMD kernel for the CDNA1 exact path (Accumulation::exact: MI100 fp16 and
+// bf16): the products of a block and c summed exactly, one RNE rounding to
+// fp32 (spec §2.8 K; exact_step() in src/ref/reference.cpp). 16 output
+// columns at a time, each lane one output element.
+//
+// The exact sum is formed in binary64 whenever that is provably exact, from
+// bounds on the operands' exponents known at packing time:
+//
+//   x (an input: at most man+1 significant bits, leading bit 2^e):
+//       |x| < 2^(e+1),  x a multiple of 2^(e-man)
+//   p = a*b:  |p| < 2^(ea+eb+2),  p a multiple of 2^(ea+eb-2man)
+//   c (fp32): |c| < 2^(ec+1),     c a multiple of 2^Lc  (Lc = ec-23, or -149)
+//
+// With lo = min ea + min eb and hi = max ea + max eb over the block's nonzero
+// elements (A's row, B's column), and L = min(lo - 2man, Lc), every term is a
+// multiple of 2^L, and if
+//
+//   (a) hi + cb - 50 <= lo - 2man     (cb = ceil(log2 step): step products)
+//   (b) |c| < 2^(lo - 2man + 52)
+//   (c) c = 0, or hi + cb - 50 <= Lc   (implied by |c| >= 2^(hi + cb - 27))
+//
+// then sum |terms| < step * 2^(hi+2) + |c| <= 2^(L+52) + 2^(L+52) = 2^(L+53):
+// every partial sum is an integer below 2^53 times 2^L, i.e. a double, so
+// the products and c summed in any order (here (a0 b0 + a1 b1) + (a2 b2 +
+// a3 b3), then c; each a*b and each MulAdd is exact too) give the exact sum
+// S, and one double -> float conversion is the RNE rounding of S (subnormal
+// results included: MXCSR is round-to-nearest without FTZ/DAZ, the driver's
+// FpEnvGuard sees to it).
+//
+//      2^(L+53)                      2^(hi+2)         2^L
+//         |                              |              |
+//         v                              v              v
+//   [ 0 0 0 ...  c c c c c c c c c c c c c c c c c c c c c c c c ]   c: 24 bits
+//   [ 0 0 0 ... 0 0 0 0 0 0 0 0 0 p p p p p p p p p p p p p p p p ]   products
+//   <------------------------- 53 bits --------------------------->
+//
+// The tests are products of powers of two made at packing time (exact, no
+// exponent arithmetic in the kernel):
+//
+//   T_hi = lo_a * lo_b = 2^(lo - 2man + 52)      lo_x = 2^(min e - man + 26)
+//   T_lo = hi_a * hi_b = 2^(hi + cb - 27)        hi_a = 2^(max e_a),
+//                                                hi_b = 2^(max e_b + cb - 27)
+//   (a) T_lo * 2^29 <= T_hi   (b) |c| < T_hi   (c) c = 0 or |c| >= T_lo
+//
+// lo_a and lo_b are clamped to 2^63 (which only makes (a) and (b) stricter),
+// so T_hi <= 2^126 and |S| < step * 2^(hi+2) + |c| <= 2 T_hi <= 2^127: the
+// conversion never overflows (some targets' conversions would saturate).
+// A block with no nonzero element on one side has bounds 2^63 and
+// 2^-(400 + ...): its products are zero and the tests pass. A NaN or Inf c
+// fails (b): such lanes, and the rare lanes whose exponents are spread too
+// far, go back to the caller (`bad`), which runs the scalar exact kernel.
+// Blocks with NaN/Inf inputs never come here. An exact zero sum is +0 as in
+// the reference: (P + 0.0) + c is never -0 under RNE.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "driver/exact_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+#include "driver/simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace mmaemu {
+namespace fast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One block for all 16 lanes; kLen > 0: a block of exactly kLen products.
+// Returns true if every lane passed (c updated); otherwise c is untouched,
+// `next` holds the results and `bad` the failing lanes.
+template <int kLen>
+HWY_INLINE bool ExactBlock16(int len, const double* HWY_RESTRICT a, double alo, double ahi,
+                             const double* HWY_RESTRICT b, const double* HWY_RESTRICT blo,
+                             const double* HWY_RESTRICT bhi, hn::Vec<hn::ScalableTag<double>>* c, double* next,
+                             uint32_t* bad) {
+  const hn::ScalableTag<double> d;
+  const hn::Rebind<float, decltype(d)> df;
+  using V = hn::Vec<decltype(d)>;
+  constexpr std::size_t N = hn::MaxLanes(d);
+  constexpr std::size_t NV = kSimdLanes / N;
+  const V zero = hn::Zero(d), two29 = hn::Set(d, 0x1p29);
+  const V Alo = hn::Set(d, alo), Ahi = hn::Set(d, ahi);
+  const int n = kLen > 0 ? kLen : len;
+  (void)n;
+  V res[NV];
+  using M = decltype(hn::Eq(zero, zero));
+  M oks[NV];
+  M ok_all = hn::Eq(zero, zero);
+#pragma GCC unroll 16
+  for (std::size_t v = 0; v < NV; ++v) {
+    const V Thi = hn::Mul(Alo, hn::LoadU(d, blo + v * N));
+    const V Tlo = hn::Mul(Ahi, hn::LoadU(d, bhi + v * N));
+    const V ac = hn::Abs(c[v]);
+    M ok = hn::And(hn::Lt(ac, Thi), hn::Le(hn::Mul(Tlo, two29), Thi));
+    ok = hn::And(ok, hn::Or(hn::Ge(ac, Tlo), hn::Eq(c[v], zero)));
+    // The products in two independent pairs, then c: the chain from one
+    // block's c to the next is two additions and the conversions.
+    auto B = [&](int l) { return hn::LoadU(d, b + l * kSimdLanes + v * N); };
+    V P;
+    if (kLen == 4) {
+      const V p01 = hn::MulAdd(hn::Set(d, a[1]), B(1), hn::Mul(hn::Set(d, a[0]), B(0)));
+      const V p23 = hn::MulAdd(hn::Set(d, a[3]), B(3), hn::Mul(hn::Set(d, a[2]), B(2)));
+      P = hn::Add(p01, p23);
+    } else if (kLen == 2) {
+      P = hn::MulAdd(hn::Set(d, a[1]), B(1), hn::Mul(hn::Set(d, a[0]), B(0)));
+    } else {
+      P = zero;
+      for (int l = 0; l < n; ++l) P = hn::MulAdd(hn::Set(d, a[l]), B(l), P);
+    }
+    // (P + 0) + c: an exact zero sum is +0, never -0 (RNE).
+    const V sum = hn::Add(hn::Add(P, zero), c[v]);
+    res[v] = hn::PromoteTo(d, hn::DemoteTo(df, sum));
+    oks[v] = ok;
+    ok_all = hn::And(ok_all, ok);
+  }
+  if (HWY_LIKELY(hn::AllTrue(d, ok_all))) {
+#pragma GCC unroll 16
+    for (std::size_t v = 0; v < NV; ++v) c[v] = res[v];
+    return true;
+  }
+  uint32_t mask = 0;
+  for (std::size_t v = 0; v < NV; ++v) {
+    hn::StoreU(res[v], d, next + v * N);
+    HWY_ALIGN double okv[N];
+    hn::Store(hn::VecFromMask(d, oks[v]), d, okv);
+    for (std::size_t j = 0; j < N; ++j)
+      if (std::bit_cast<uint64_t>(okv[j]) == 0) mask |= 1u << (v * N + j);
+  }
+  *bad = mask;
+  return false;
+}
+
+int ExactRun16(int steps, int step, int last_len, const double* av, const double* alo, const double* ahi,
+               const double* bv, const double* blo, const double* bhi, double* acc, double* next, uint32_t* bad) {
+  const hn::ScalableTag<double> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr std::size_t N = hn::MaxLanes(d);
+  constexpr std::size_t NV = kSimdLanes / N;
+  V c[NV];
+  for (std::size_t v = 0; v < NV; ++v) c[v] = hn::LoadU(d, acc + v * N);
+  int s = 0;
+  for (; s < steps; ++s) {
+    const int len = s + 1 == steps ? last_len : step;
+    const std::size_t a = static_cast<std::size_t>(s) * step, q = static_cast<std::size_t>(s) * kSimdLanes;
+    const double* bb = bv + a * kSimdLanes;
+    bool ok;
+    if (len == 4) ok = ExactBlock16<4>(4, av + a, alo[s], ahi[s], bb, blo + q, bhi + q, c, next, bad);
+    else if (len == 2) ok = ExactBlock16<2>(2, av + a, alo[s], ahi[s], bb, blo + q, bhi + q, c, next, bad);
+    else ok = ExactBlock16<0>(len, av + a, alo[s], ahi[s], bb, blo + q, bhi + q, c, next, bad);
+    if (!ok) break;
+  }
+  for (std::size_t v = 0; v < NV; ++v) hn::StoreU(c[v], d, acc + v * N);
+  return s;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace fast
+}  // namespace mmaemu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mmaemu {
+namespace fast {
+
+HWY_EXPORT(ExactRun16);
+
+int simd_exact_run16(int steps, int step, int last_len, const double* av, const double* alo, const double* ahi,
+                     const double* bv, const double* blo, const double* bhi, double* acc, double* next,
+                     uint32_t* bad) {
+  return HWY_DYNAMIC_DISPATCH(ExactRun16)(steps, step, last_len, av, alo, ahi, bv, blo, bhi, acc, next, bad);
+}
+
+void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi) {
+  const int cb = std::bit_width(static_cast<unsigned>(step > 1 ? step - 1 : 0));  // ceil(log2 step)
+  // Exponents within [-430, 63] (kExactNone = 400): normal doubles.
+  auto pow2 = [](int e) { return std::bit_cast<double>(static_cast<uint64_t>(e + 1023) << 52); };
+  lo = pow2(std::min(lo_e - man + 26, 63));
+  hi = pow2(is_a ? hi_e : hi_e + cb - 27);
+}
+
+}  // namespace fast
+}  // namespace mmaemu
+#endif  // HWY_ONCE
