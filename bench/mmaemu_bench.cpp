@@ -96,7 +96,7 @@ void engine_throughput() {
 int main(int argc, char** argv) {
   std::vector<Case> cases = kDefaultCases;
   std::string only_model, only_input, csv_file;
-  std::vector<int> sizes = {256, 1024, 2048}, threads = {1, 2};
+  std::vector<int> sizes = {256, 1024, 2048, 4096}, threads = {1, 2};
   int repeat = 0;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
