@@ -19,6 +19,7 @@
 
 #include "mmaemu/mmaemu.h"
 #include "driver/fast_dot.h"
+#include "driver/gemm.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
@@ -26,6 +27,8 @@ extern "C" void openblas_set_num_threads(int);
 
 namespace {
 
+// "MODEL@INSTR" picks one instruction's row (not the GEMM default) and
+// runs it through the engine directly.
 struct Case {
   std::string model, input;
 };
@@ -35,7 +38,26 @@ const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
     {"MI250", "fp16"}, {"MI100", "fp16"}, {"MI250", "fp32"},
+    {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (spec §2.12)
 };
+
+// One GEMM of fp32 matrices on the row of an explicit instruction, inputs
+// rounded with RNE (fp8 saturating, as the sgemm policies do).
+bool instr_gemm(const std::string& spec_name, const std::string& input, int n, int threads, const float* A,
+                const float* B, float* C) {
+  const std::size_t at = spec_name.find('@');
+  const mmaemu::Model model = mmaemu::lookup_model(spec_name.substr(0, at));
+  const auto in = mmaemu::parse_fmt(input);
+  const mmaemu::ModelRow* row = in ? model.find_instr(spec_name.substr(at + 1), *in, mmaemu::Fmt::fp32) : nullptr;
+  if (!row) return false;
+  mmaemu::driver::GemmSpec spec;
+  spec.row = row;
+  spec.threads = threads;
+  spec.input_overflow = mmaemu::info(*in).width == 8 ? mmaemu::Overflow::saturate : mmaemu::Overflow::ieee;
+  const mmaemu::driver::Operand a{mmaemu::Fmt::fp32, A, n, false}, b{mmaemu::Fmt::fp32, B, n, false};
+  mmaemu::driver::gemm(spec, n, n, n, 1.0, a, b, 0.0, mmaemu::Fmt::fp32, C, n);
+  return true;
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -128,7 +150,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (csv) std::fprintf(csv, "model,input,output,n,threads,gflops,openblas_gflops,ratio,peak_rss_mib\n");
-  std::printf("%-8s %-6s %-6s %6s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n", "threads",
+  std::printf("%-13s %-6s %-6s %6s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n", "threads",
               "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak RSS MiB");
 
   std::mt19937_64 rng(2026);
@@ -146,36 +168,46 @@ int main(int argc, char** argv) {
                     C.data(), n);
       });
       for (const Case& c : cases) {
-        mmaemu_model* h = nullptr;
-        if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-          return 2;
-        }
-        mmaemu_gemm_options opt;
-        mmaemu_gemm_options_init(&opt);
-        if (mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-          return 2;
-        }
-        opt.threads = t;
-        int status = MMAEMU_OK;
-        const double t_emu = best_time(r, [&] {
-          status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
-                               n, B.data(), n, 0.0, C.data(), n);
-        });
-        if (status != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s %s: %s\n", c.model.c_str(), c.input.c_str(), mmaemu_last_error());
-          return 2;
+        double t_emu;
+        if (c.model.find('@') != std::string::npos) {
+          bool ok = true;
+          t_emu = best_time(r, [&] { ok = instr_gemm(c.model, c.input, n, t, A.data(), B.data(), C.data()); });
+          if (!ok) {
+            std::fprintf(stderr, "mmaemu-bench: %s has no %s -> fp32 row\n", c.model.c_str(), c.input.c_str());
+            return 2;
+          }
+        } else {
+          mmaemu_model* h = nullptr;
+          if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
+            std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+            return 2;
+          }
+          mmaemu_gemm_options opt;
+          mmaemu_gemm_options_init(&opt);
+          if (mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
+            std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+            return 2;
+          }
+          opt.threads = t;
+          int status = MMAEMU_OK;
+          t_emu = best_time(r, [&] {
+            status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
+                                 n, B.data(), n, 0.0, C.data(), n);
+          });
+          mmaemu_model_free(h);
+          if (status != MMAEMU_OK) {
+            std::fprintf(stderr, "mmaemu-bench: %s %s: %s\n", c.model.c_str(), c.input.c_str(), mmaemu_last_error());
+            return 2;
+          }
         }
         const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
         const char* out = "fp32";
-        std::printf("%-8s %-6s %-6s %6d %7d %10.3f %16.2f %9.4f %13.1f\n", c.model.c_str(), c.input.c_str(), out,
+        std::printf("%-13s %-6s %-6s %6d %7d %10.3f %16.2f %9.4f %13.1f\n", c.model.c_str(), c.input.c_str(), out,
                     n, t, g, gb, g / gb, peak_rss_mib());
         std::fflush(stdout);
         if (csv)
           std::fprintf(csv, "%s,%s,%s,%d,%d,%.4f,%.3f,%.5f,%.1f\n", c.model.c_str(), c.input.c_str(), out, n, t, g,
                        gb, g / gb, peak_rss_mib());
-        mmaemu_model_free(h);
       }
     }
   }

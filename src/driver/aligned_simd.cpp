@@ -357,6 +357,21 @@ const char* simd_target_name() {
 }
 
 bool simd_params(const ModelRow& row, SimdParams& p) {
+  // The interleaved HMMA fp8 path (spec §2.12): the products at positions
+  // {0,1,4,5,...} and then {2,3,6,7,...} of one instruction are two chained
+  // aligned blocks from +0, and c enters after them by one RNE addition in
+  // fp32. The driver packs each instruction's k with the two groups
+  // contiguous and runs the aligned kernel on them.
+  if (row.grouping == Grouping::pair_interleave && row.c_entry == CEntry::late_rne &&
+      row.late_round == Round::rne && row.out == Fmt::fp32 && row.result_frac_bits() == 23 &&
+      row.out_subnormals && !row.zero_c_is_term) {
+    ModelRow sub = row;
+    sub.grouping = Grouping::contiguous;
+    sub.c_entry = CEntry::early;
+    if (!simd_params(sub, p) || p.kind != SimdKind::aligned) return false;
+    p.kind = SimdKind::interleaved;
+    return true;
+  }
   p = SimdParams{};
   p.pair_group = row.pair_group;
   p.keep_sign = row.flush_sign == FlushSign::keep;

@@ -100,6 +100,9 @@ struct Panel {
   std::vector<float> fval, fsig, lane_val, lane_sig;
   std::vector<int32_t> lane_exp;
   std::vector<uint8_t> group_special;  // per (group, step)
+  // SimdKind::interleaved: the fast arrays hold each instruction's k
+  // permuted (pair_position); `bits` keep the model's order.
+  bool interleave = false;
 
   void resize(std::size_t count, bool simd, bool lanes) {
     bits.assign(count * kp, 0);
@@ -117,6 +120,15 @@ struct Panel {
   }
 };
 
+// Where element j of an instruction of 2*half elements goes in the
+// interleaved HMMA path's packing: its two groups contiguous.
+//
+//   position j:  0 1 2 3 4 5 6 7 ...      j % 4 < 2: first group
+//   packed at:   0 1 h h+1 2 3 h+2 h+3    (h = half)
+inline std::size_t pair_position(std::size_t j, std::size_t half) {
+  return (j % 4 < 2 ? 0 : half) + (j / 4) * 2 + (j % 2);
+}
+
 // Packs vector v of the panel from op(X) row/column `index`, k elements
 // from k0 on.
 void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
@@ -129,8 +141,8 @@ void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bo
                                        : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
     uint64_t bits = load(X.storage, X.data, off);
     bits = convert_input(spec, X.storage, row.in, bits);
-    const std::size_t at = v * p.kp + l;
-    p.bits[at] = bits;
+    p.bits[v * p.kp + l] = bits;
+    const std::size_t at = v * p.kp + (p.interleave ? l - l % step + pair_position(l % step, step / 2) : l);
     if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
     if (!p.fsig.empty()) {
       if (fast::operand_kind(row) == fast::Operand::real) {
@@ -144,7 +156,7 @@ void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bo
   }
   if (p.lane_sig.empty()) return;
   const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
-  for (std::size_t l = 0; l < k; ++l) {
+  for (std::size_t l = 0; l < (p.interleave ? p.kp : k); ++l) {  // (interleaved: k is spread)
     p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
     p.lane_val[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fval[v * p.kp + l];
     p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
@@ -709,6 +721,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
       const std::size_t kc = std::min(KC, k - k0);
       const std::size_t steps = (kc + step - 1) / step, kp = steps * step;
       bp.kp = kp;
+      bp.interleave = simd && sp.kind == fast::SimdKind::interleaved;
       bp.steps = steps;
       bp.resize(nc, simd, true);
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -722,6 +735,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
         FpEnvGuard env_thread;
         Panel ap;
         ap.kp = kp;
+        ap.interleave = bp.interleave;
         ap.steps = steps;
 #pragma omp for schedule(dynamic)
         for (std::size_t i0 = 0; i0 < m; i0 += MC) {
@@ -766,6 +780,21 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
                                       bp.exp.data() + (w * kp + lb), acc[q]);
                     }
                     ++s;
+                  }
+                } else if (sp.kind == fast::SimdKind::interleaved) {
+                  // Per instruction: the two groups (16 products each, zero
+                  // padded) as aligned blocks from +0, then acc + t in fp32
+                  // with RNE (host arithmetic under FpEnvGuard; NaN bits
+                  // are the host's, the epilogue gives NaN the unit's).
+                  const int half = st / 2;
+                  for (std::size_t s = s0; s < s1; ++s) {
+                    const std::size_t ls = s * step, as = (g * kp + ls) * fast::kSimdLanes;
+                    HWY_ALIGN_MAX uint32_t t[fast::kSimdLanes] = {};
+                    fast::simd_aligned_run16(sp, 2, half, half, ap.fval.data() + (v * kp + ls),
+                                             ap.fsig.data() + (v * kp + ls), ap.exp.data() + (v * kp + ls),
+                                             bp.lane_val.data() + as, bp.lane_sig.data() + as, bp.lane_exp.data() + as, t);
+                    for (std::size_t q = 0; q < fast::kSimdLanes; ++q)
+                      acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
                   }
                 } else {
                   fast::simd_pairwise_run16(sp, n_steps, st, last, ap.fval.data() + (v * kp + l),

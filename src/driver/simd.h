@@ -14,7 +14,12 @@ namespace mmaemu::fast {
 inline constexpr std::size_t kSimdLanes = 16;
 
 /// Which SIMD kernel serves a row.
-enum class SimdKind : uint8_t { aligned, late, pairwise };
+enum class SimdKind : uint8_t {
+  aligned,      // NVIDIA block FMA, c early
+  late,         // CDNA3 late c with round-down
+  pairwise,     // CDNA2 fp32 tree
+  interleaved,  // HMMA fp8 path: two aligned sub-blocks from 0, then c by one RNE add
+};
 
 struct SimdParams {
   SimdKind kind;
