@@ -3,7 +3,14 @@
 // their own maximum E_p (F = 24), then c added late with the two-stage
 // round-down of PA Algorithm 1 (spec §2.6), RNE to fp32. 16 lanes.
 //
-// Stage 2 works in double: every quantity is an integer below 2^40 times a
+// A run of blocks is done one vector of lanes at a time, c in a register
+// from block to block (LateFastRun); each block takes the fast path
+// (LateFastBlock: unrolled int32 terms with raw cvttps2dq, int32 finish
+// where the products dominate, a short exact double finish where c does)
+// unless a lane is outside its window, and then the general kernel below
+// (LateSlowBlock), which also returns blocks to the caller's scalar kernel.
+//
+// The general kernel's stage 2 works in double: every quantity is an integer below 2^40 times a
 // power of two, so sums, scalings by powers of two and floor() are exact.
 //   E_p >= e_c:  S = S_p + floor(s_c / 2^(E_p - e_c)),  value S * 2^(E_p - 24)
 //   E_p <  e_c:  S = floor(S_p 2^8 / 2^(e_c - E_p)) + s_c 2^8   (32 bits below 2^e_c)
@@ -27,24 +34,28 @@ namespace fast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// One block; returns false (acc untouched) if a lane's products may reach
-// 2^128, or c = 0 dominates them (late_exact_zero_c), which the caller then
-// runs on the scalar kernel.
-bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
-                const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+// ---------------------------------------------------------------- slow path
+
+// The general kernel: one block on the lanes [v, v + Lanes) (B operands at
+// lane offset v), c in and d out in acc[0 .. Lanes) (fp32 bits). Returns
+// false (acc untouched) if a lane's products may reach 2^128, or c = 0
+// dominates them (late_exact_zero_c), which the caller then runs on the
+// scalar kernel.
+HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                            const float* bv, const float* bf, const int32_t* be, std::size_t v, uint32_t* acc) {
   const hn::ScalableTag<int32_t> di;
   const std::size_t N = hn::Lanes(di);
   // Contiguous: one group (partials in s01/s23, exponent in ep). Odd/even:
   // group A (even positions) in s01/ep, group B (odd) in s23/ep2.
   HWY_ALIGN int32_t s01[kSimdLanes], s23[kSimdLanes], ep[kSimdLanes], ep2[kSimdLanes], none[kSimdLanes];
-  for (std::size_t v = 0; v < kSimdLanes; v += N) {
+  {
     auto E = hn::Set(di, kLowExp), a = hn::Zero(di), b = hn::Zero(di);
     hn::Mask<decltype(di)> empty;
     if (!p.odd_even) {
       ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, empty);
-      hn::StoreU(hn::Add(a, b), di, s01 + v);
-      hn::StoreU(hn::Zero(di), di, s23 + v);
-      hn::StoreU(hn::Set(di, kLowExp), di, ep2 + v);
+      hn::StoreU(hn::Add(a, b), di, s01);
+      hn::StoreU(hn::Zero(di), di, s23);
+      hn::StoreU(hn::Set(di, kLowExp), di, ep2);
     } else {
       auto E2 = hn::Set(di, kLowExp), a2 = hn::Zero(di), b2 = hn::Zero(di);
       hn::Mask<decltype(di)> empty2;
@@ -52,19 +63,19 @@ bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, 
       ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E2, a2, b2, empty2, 1, 2);
       if (!hn::AllFalse(di, hn::Gt(E2, hn::Set(di, 125)))) return false;
       empty = hn::And(empty, empty2);
-      hn::StoreU(hn::Add(a, b), di, s01 + v);
-      hn::StoreU(hn::Add(a2, b2), di, s23 + v);
-      hn::StoreU(E2, di, ep2 + v);
+      hn::StoreU(hn::Add(a, b), di, s01);
+      hn::StoreU(hn::Add(a2, b2), di, s23);
+      hn::StoreU(E2, di, ep2);
     }
     if (!hn::AllFalse(di, hn::Gt(E, hn::Set(di, 125)))) return false;  // |p| near 2^128
     if (p.exact_zero_c) {  // c = 0 dominating every product: the scalar kernel
-      const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+      const auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc));
       const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
-      const auto Emax = p.odd_even ? hn::Max(E, hn::LoadU(di, ep2 + v)) : E;
+      const auto Emax = p.odd_even ? hn::Max(E, hn::LoadU(di, ep2)) : E;
       if (!hn::AllFalse(di, hn::AndNot(empty, hn::And(czero, hn::Lt(Emax, hn::Set(di, -126)))))) return false;
     }
-    hn::StoreU(E, di, ep + v);
-    hn::StoreU(hn::VecFromMask(di, empty), di, none + v);
+    hn::StoreU(E, di, ep);
+    hn::StoreU(hn::VecFromMask(di, empty), di, none);
   }
 
   const hn::ScalableTag<double> dd;
@@ -76,9 +87,9 @@ bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, 
   auto pow2 = [&](hn::Vec<decltype(d64)> x) {
     return hn::BitCast(dd, hn::ShiftLeft<52>(hn::Add(x, hn::Set(d64, 1023))));
   };
-  for (std::size_t v = 0; v < kSimdLanes; v += M) {
+  for (std::size_t u = 0; u < N; u += M) {
     // c, decoded in 64-bit lanes (for the arithmetic) ...
-    const auto c32 = hn::LoadU(d32, reinterpret_cast<const int32_t*>(acc) + v);
+    const auto c32 = hn::LoadU(d32, reinterpret_cast<const int32_t*>(acc) + u);
     const auto c = hn::PromoteTo(d64, c32);
     const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(d64, 255));
     // e_c = max(bexp, 1) - 127: also -126 for c = 0, as CDNA3 treats it.
@@ -92,9 +103,9 @@ bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, 
     // The product sum S_p * 2^(E_p - F): one group, or the odd/even groups
     // combined by rounding the one with the smaller exponent down onto the
     // other's grid (spec §2.7 step 4; an empty group has exponent -2^30).
-    const auto EA = hn::PromoteTo(d64, hn::LoadU(d32, ep + v)), EB = hn::PromoteTo(d64, hn::LoadU(d32, ep2 + v));
+    const auto EA = hn::PromoteTo(d64, hn::LoadU(d32, ep + u)), EB = hn::PromoteTo(d64, hn::LoadU(d32, ep2 + u));
     const auto Ep = hn::Max(EA, EB);
-    const auto SA = hn::PromoteTo(dd, hn::LoadU(d32, s01 + v)), SB = hn::PromoteTo(dd, hn::LoadU(d32, s23 + v));
+    const auto SA = hn::PromoteTo(dd, hn::LoadU(d32, s01 + u)), SB = hn::PromoteTo(dd, hn::LoadU(d32, s23 + u));
     const auto Sp = hn::Add(hn::Floor(hn::Mul(SA, pow2(hn::Neg(hn::Min(hn::Sub(Ep, EA), hundred))))),
                             hn::Floor(hn::Mul(SB, pow2(hn::Neg(hn::Min(hn::Sub(Ep, EB), hundred))))));
 
@@ -132,22 +143,239 @@ bool LateStep16(const SimdParams& p, int len, const float* av, const float* af, 
     // ... and in 32-bit lanes for the final choices. No product: c itself
     // (+0 for a zero c). NaN c: the unit's NaN; an infinite c stays.
     const auto czero = hn::Eq(hn::And(c32, hn::Set(d32, 0x7FFFFFFF)), hn::Zero(d32));
-    const auto no_products = hn::Ne(hn::LoadU(d32, none + v), hn::Zero(d32));
+    const auto no_products = hn::Ne(hn::LoadU(d32, none + u), hn::Zero(d32));
     bits = hn::IfThenElse(no_products, hn::IfThenZeroElse(czero, c32), bits);
     const auto c_nonfinite = hn::Eq(hn::And(c32, hn::Set(d32, 0x7F800000)), hn::Set(d32, 0x7F800000));
     const auto c_nan = hn::And(c_nonfinite, hn::Ne(hn::And(c32, hn::Set(d32, 0x7FFFFF)), hn::Zero(d32)));
     bits = hn::IfThenElse(c_nonfinite, hn::IfThenElse(c_nan, hn::Set(d32, p.nan32), c32), bits);
-    hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + v);
+    hn::StoreU(bits, d32, reinterpret_cast<int32_t*>(acc) + u);
   }
   return true;
 }
+
+
+// ---------------------------------------------------------------- fast path
+
+#if HWY_TARGET != HWY_SCALAR
+
+using DI32 = hn::ScalableTag<int32_t>;
+using DF32 = hn::Rebind<float, DI32>;
+using VI32 = hn::Vec<DI32>;
+using VF32 = hn::Vec<DF32>;
+
+// Truncation toward zero of floats inside the int32 range: the bare
+// cvttps2dq, without the saturation fix-up hn::ConvertTo adds (lanes out of
+// range, whose results are discarded, give 0x80000000).
+HWY_INLINE VI32 LateTruncToI32(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  return VI32{_mm256_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+  return VI32{_mm_cvttps_epi32(x.raw)};
+#else
+  return hn::ConvertTo(DI32(), x);
+#endif
+}
+
+// floor(x) as int32 for x inside the int32 range.
+HWY_INLINE VI32 LateFloorToI32(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvt_roundps_epi32(x.raw, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
+#else
+  return LateTruncToI32(hn::Floor(x));
+#endif
+}
+
+// f(l) for l = 0 .. len-1; fully unrolled where the length is a constant.
+template <int kLen, class Fn>
+HWY_INLINE void LateForEach(int len, Fn&& f) {
+  if constexpr (kLen > 0) {
+    HWY_UNROLL(32)
+    for (int l = 0; l < kLen; ++l) f(l);
+  } else {
+    for (int l = 0; l < len; ++l) f(l);
+  }
+}
+
+// One block on one vector of lanes, c in a register (fp32 bits). Returns
+// false, c untouched, unless every lane has
+//   - every group's exponent E (E_A, E_B for odd/even) in [-100, 100]: each
+//     term trunc(a*b * 2^(24-E)) is then exact in float (as in ProductSum:
+//     the products that reach the window are exact normal floats, the scale
+//     a normal float, cvttps2dq truncates toward zero), and the group sums
+//     fit int32 (the caller checks the block length);
+//   - where c dominates (E_p < e_c), e_c in [-60, 120]: the result is then
+//     normal and finite, and c is finite.
+// Per lane, with E_p = max(E_A, E_B), S_p = sum_X floor(S_X / 2^(E_p - E_X)):
+//   E_p >= e_c: S = S_p + floor(c * 2^(24 - E_p)) in int32 (|S| < 2^31); the
+//     c term is exact in float where E_p - e_c <= 26, else it is in (-1/2,
+//     1/2) and only its sign matters: it is then formed at E_p = e_c + 26
+//     (zero where the cut-off drops c). d = RNE24(S) * 2^(E_p - 24), the
+//     scaling as an add to the exponent field (the result is normal).
+//   E_p < e_c: in double, exact (|Y| < 2^39, integers):
+//       Y = floor(S_p * 2^(8 - d)) + c * 2^(32 - e_c),   d = e_c - E_p
+//     i.e. S of the reference (32 bits below 2^e_c), then the round-down to
+//     31 fraction bits below its leading one on the bit pattern (clear the
+//     low 21 of the 52 fraction bits; a negative Y rounds its magnitude up),
+//     RNE to float by the conversion, and the scaling by 2^(e_c - 32) as an
+//     add to the exponent field.
+template <int kLen, bool kOddEven>
+HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, const int32_t* ae, const float* bv,
+                          const int32_t* be, VI32& c) {
+  const DI32 di;
+  const DF32 df;
+  const hn::RebindToUnsigned<DI32> du;
+
+  auto EA = hn::Set(di, kLowExp), EB = hn::Set(di, kLowExp);
+  LateForEach<kLen>(len, [&](int l) {
+    const auto e = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes));
+    if (kOddEven && (l & 1)) EB = hn::Max(EB, e);
+    else EA = hn::Max(EA, e);
+  });
+  const auto out_of_window = [&](VI32 e) {
+    return hn::Gt(hn::BitCast(du, hn::Add(e, hn::Set(di, 100))), hn::Set(du, 200u));
+  };
+  auto bad = out_of_window(EA);
+  if (kOddEven) bad = hn::Or(bad, out_of_window(EB));
+  const auto Ep = kOddEven ? hn::Max(EA, EB) : EA;
+  const auto cexp = hn::ShiftRight<23>(hn::And(c, hn::Set(di, 0x7F800000)));
+  const auto e_c = hn::Sub(hn::Max(cexp, hn::Set(di, 1)), hn::Set(di, 127));
+  const auto caseA = hn::Not(hn::Lt(Ep, e_c));
+  const auto badB = hn::Gt(hn::BitCast(du, hn::Add(e_c, hn::Set(di, 60))), hn::Set(du, 180u));
+  if (!hn::AllFalse(du, hn::Or(bad, hn::AndNot(hn::RebindMask(du, caseA), badB)))) return false;
+
+  // The terms, each group at its own scale 2^(24 - E_X).
+  const auto scaleA = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EA)));
+  const auto scaleB = kOddEven ? hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EB))) : scaleA;
+  auto S0 = hn::Zero(di), S1 = hn::Zero(di);
+  LateForEach<kLen>(len, [&](int l) {
+    const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes));
+    const auto t = LateTruncToI32(hn::Mul(prod, (kOddEven && (l & 1)) ? scaleB : scaleA));
+    if (l & 1) S1 = hn::Add(S1, t);
+    else S0 = hn::Add(S0, t);
+  });
+  VI32 Sp;
+  if (kOddEven) {
+    const auto k31 = hn::Set(di, 31);
+    Sp = hn::Add(S0 >> hn::Min(hn::Sub(Ep, EA), k31),
+                 S1 >> hn::Min(hn::Sub(Ep, EB), k31));
+  } else {
+    Sp = hn::Add(S0, S1);
+  }
+
+  // Products dominate.
+  const auto cs_exp = hn::Min(Ep, hn::Add(e_c, hn::Set(di, 26)));
+  auto ct = LateFloorToI32(hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), cs_exp)))));
+  if (p.cutoff >= 0) ct = hn::IfThenZeroElse(hn::Gt(hn::Sub(Ep, e_c), hn::Set(di, p.cutoff)), ct);
+  const auto SA = hn::Add(Sp, ct);
+  const auto mA = hn::BitCast(di, hn::ConvertTo(df, SA));
+  auto res = hn::IfThenElseZero(hn::Ne(SA, hn::Zero(di)),
+                                hn::Add(mA, hn::ShiftLeft<23>(hn::Sub(Ep, hn::Set(di, 24)))));
+
+  if (!hn::AllTrue(di, caseA)) {
+    // c dominates.
+    const auto d = hn::Min(hn::Max(hn::Sub(e_c, Ep), hn::Zero(di)), hn::Set(di, 100));
+    const auto pf = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 135), d)));  // 2^(8 - d)
+    const auto cs = hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(
+                                                    hn::Set(di, 159), hn::Max(e_c, hn::Set(di, -60))))));
+    const hn::Half<DI32> dih;
+    const hn::Half<DF32> dfh;
+    const hn::Rebind<double, decltype(dih)> dd;
+    const hn::RebindToSigned<decltype(dd)> d64;
+    auto half = [&](hn::Vec<decltype(dih)> s, hn::Vec<decltype(dfh)> f, hn::Vec<decltype(dfh)> x) {
+      const auto Y = hn::Add(hn::Floor(hn::Mul(hn::PromoteTo(dd, s), hn::PromoteTo(dd, f))), hn::PromoteTo(dd, x));
+      const auto neg = hn::And(hn::BitCast(d64, hn::VecFromMask(dd, hn::Lt(Y, hn::Zero(dd)))), hn::Set(d64, 0x1FFFFF));
+      const auto bits = hn::And(hn::Add(hn::BitCast(d64, Y), neg), hn::Set(d64, ~int64_t{0x1FFFFF}));
+      return hn::DemoteTo(dfh, hn::BitCast(dd, bits));
+    };
+    const auto lo = half(hn::LowerHalf(dih, Sp), hn::LowerHalf(dfh, pf), hn::LowerHalf(dfh, cs));
+    const auto hi = half(hn::UpperHalf(dih, Sp), hn::UpperHalf(dfh, pf), hn::UpperHalf(dfh, cs));
+    const auto mB = hn::BitCast(di, hn::Combine(df, hi, lo));
+    const auto resB = hn::IfThenElseZero(hn::Ne(mB, hn::Zero(di)),
+                                         hn::Add(mB, hn::ShiftLeft<23>(hn::Sub(e_c, hn::Set(di, 32)))));
+    res = hn::IfThenElse(caseA, res, resB);
+  }
+  c = res;
+  return true;
+}
+
+// Blocks on the fast path where they can be, c in registers throughout (one
+// vector of lanes at a time). Returns the number of blocks done, as
+// LateRun16.
+template <int kLen, bool kOddEven>
+HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                         const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  const DI32 di;
+  const std::size_t N = hn::Lanes(di);
+  HWY_ALIGN uint32_t orig[kSimdLanes];
+  std::memcpy(orig, acc, sizeof orig);
+  int limit = steps;
+  for (;;) {
+    int stop = limit;
+    bool behind = false;  // an earlier vector ran past `stop`
+    for (std::size_t v = 0; v < kSimdLanes; v += N) {
+      auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+      int s = 0;
+      for (; s < limit; ++s) {
+        const int len = s + 1 == steps ? last_len : step;
+        const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
+        const bool done = kLen > 0 && len == kLen
+                              ? LateFastBlock<kLen, kOddEven>(p, len, av + a, ae + a, bv + b + v, be + b + v, c)
+                              : LateFastBlock<0, kOddEven>(p, len, av + a, ae + a, bv + b + v, be + b + v, c);
+        if (!done) {
+          HWY_ALIGN uint32_t cl[kSimdLanes];
+          hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
+          if (!LateSlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, cl)) break;
+          c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+        }
+      }
+      hn::StoreU(c, di, reinterpret_cast<int32_t*>(acc) + v);
+      if (s < stop) {
+        behind = behind || v > 0;
+        stop = s;
+      } else if (s > stop) {
+        behind = true;
+      }
+    }
+    if (!behind) return stop;
+    // Some vector stopped at a block that earlier ones did: redo them all
+    // up to it (blocks before it are all done by every vector).
+    std::memcpy(acc, orig, sizeof orig);
+    limit = stop;
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
 
 // Runs up to `steps` blocks; returns how many were done (fewer when a block
 // needs the scalar kernel: acc then holds the state before that block).
 int LateRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
               const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+#if HWY_TARGET != HWY_SCALAR
+  // |S| < step * 2^26 + 2^25 (each term < 2^26, the c term <= 2^25) in int32.
+  if ((int64_t{step} << 26) + (int64_t{1} << 25) < (int64_t{1} << 31)) {
+    if (p.odd_even) {
+      if (step == 16) return LateFastRun<16, true>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      return LateFastRun<0, true>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+    }
+    switch (step) {
+      case 4: return LateFastRun<4, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 8: return LateFastRun<8, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      default: return LateFastRun<0, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+    }
+  }
+#endif
+  // The general path throughout, all lanes of a block or none.
+  const std::size_t N = hn::Lanes(hn::ScalableTag<int32_t>());
   return RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
-    return LateStep16(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, acc);
+    HWY_ALIGN uint32_t next[kSimdLanes];
+    for (std::size_t v = 0; v < kSimdLanes; v += N) {
+      std::memcpy(next + v, acc + v, N * sizeof(uint32_t));
+      if (!LateSlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, next + v)) return false;
+    }
+    std::memcpy(acc, next, sizeof next);
+    return true;
   });
 }
 

@@ -438,3 +438,47 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
   MESSAGE(targets.size() << " targets, " << dots << " dot products");
   CHECK(bad == 0);
 }
+
+TEST_CASE("CDNA3 late-c kernel: c near the products, its cut-offs and the edges of the fast window, every target") {
+  // late_simd.cpp takes a block on its fast path where every group's E lies
+  // in [-100, 100] and, where c dominates, e_c in [-60, 120]; the c term is
+  // formed at E_p = e_c + 26 beyond 26 binades (the fp8 cut-off is 25), and
+  // a c just above the products rounds the sum down to 31 bits below its
+  // lead: random bit patterns seldom reach these.
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t dots = 0, bad = 0;
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    for (const auto& [name, row] : all_rows()) {
+      fast::SimdParams sp;
+      if (!fast::simd_params(row, sp) || sp.kind != fast::SimdKind::late) continue;
+      const std::string id = name + " " + tname;
+      Gen g(kSeed ^ std::hash<std::string>{}(id + " late edges"));
+      const FormatInfo& fi = info(row.in);
+      const int step = static_cast<int>(ref::step_k(row));
+      const std::size_t m = 3, n = 19, k = 3 * static_cast<std::size_t>(step) + 1;
+      // (e_c, lowest and highest offset of a product's exponent from e_c)
+      const int cases[][3] = {{0, -1, 12},  {0, 0, 3},     {5, -2, 40},  {-61, -3, 3}, {-60, -3, 3},
+                              {120, 0, 30}, {121, 0, 30},  {0, -30, -22}, {-40, -30, -22}, {10, -2, 2},
+                              {-100, -3, 0}, {100, -1, 2}, {-126, -30, -20}};
+      for (int pattern = 0; pattern < 13; ++pattern) {
+        std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+        const int ec = cases[pattern][0], lo = cases[pattern][1], hi = cases[pattern][2];
+        for (auto& x : C) x = g.rng() % 7 == 0 ? 0 : value_at(g, Fmt::fp32, ec + 127);
+        for (std::size_t l = 0; l < k; ++l) {
+          const int ep = ec - lo - static_cast<int>(g.rng() % static_cast<uint64_t>(hi - lo + 1));
+          const int ea = ep / 2;
+          for (std::size_t i = 0; i < m; ++i) A[i * k + l] = value_at(g, row.in, ea + fi.bias);
+          for (std::size_t j = 0; j < n; ++j) B[l * n + j] = value_at(g, row.in, ep - ea + fi.bias);
+        }
+        bad += check_gemm(id + " late edges " + std::to_string(pattern), row, m, n, k, A, B, C, false, pattern & 1,
+                          true, 1);
+        dots += m * n;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(targets.size() << " targets, " << dots << " dot products");
+  CHECK(bad == 0);
+}
