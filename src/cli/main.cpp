@@ -22,17 +22,6 @@ namespace {
 
 using namespace mmaemu;
 
-const char* round_name(Round r) {
-  switch (r) {
-    case Round::rne: return "RNE";
-    case Round::rz: return "RZ";
-    case Round::rd: return "RD";
-    case Round::ru: return "RU";
-    case Round::rna: return "RNA";
-  }
-  return "?";
-}
-
 // A short description of how the row sums a block.
 std::string path_name(const ModelRow& r) {
   switch (r.accum) {

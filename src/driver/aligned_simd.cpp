@@ -51,10 +51,6 @@ namespace fast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using DI32 = hn::ScalableTag<int32_t>;
-using DF32 = hn::Rebind<float, DI32>;
-using VI32 = hn::Vec<DI32>;
-using VF32 = hn::Vec<DF32>;
 
 // ---------------------------------------------------------------- slow path
 
@@ -136,19 +132,6 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
 
 // ---------------------------------------------------------------- fast path
 
-// Truncation toward zero of floats inside the int32 range (never NaN): the
-// bare cvttps2dq, without the saturation fix-up hn::ConvertTo adds.
-HWY_INLINE VI32 TruncToI32(VF32 x) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  return VI32{_mm512_cvttps_epi32(x.raw)};
-#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-  return VI32{_mm256_cvttps_epi32(x.raw)};
-#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
-  return VI32{_mm_cvttps_epi32(x.raw)};
-#else
-  return hn::ConvertTo(DI32(), x);
-#endif
-}
 
 // |S| below which the fast path converts S without a range check: AVX-512
 // converts any int32 with RZ natively; the emulation below needs |S| < 2^30.
@@ -182,16 +165,6 @@ HWY_INLINE VF32 RoundToFloat(VI32 s, bool rz) {
 #endif
 }
 
-// f(l) for l = 0 .. len-1; fully unrolled where the length is a constant.
-template <int kLen, class Fn>
-HWY_INLINE void ForEach(int len, Fn&& f) {
-  if constexpr (kLen > 0) {
-    HWY_UNROLL(16)
-    for (int l = 0; l < kLen; ++l) f(l);
-  } else {
-    for (int l = 0; l < len; ++l) f(l);
-  }
-}
 
 // Per-run constants of the fast path.
 struct FastConsts {

@@ -158,45 +158,9 @@ HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, c
 
 #if HWY_TARGET != HWY_SCALAR
 
-using DI32 = hn::ScalableTag<int32_t>;
-using DF32 = hn::Rebind<float, DI32>;
-using VI32 = hn::Vec<DI32>;
-using VF32 = hn::Vec<DF32>;
 
-// Truncation toward zero of floats inside the int32 range: the bare
-// cvttps2dq, without the saturation fix-up hn::ConvertTo adds (lanes out of
-// range, whose results are discarded, give 0x80000000).
-HWY_INLINE VI32 LateTruncToI32(VF32 x) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  return VI32{_mm512_cvttps_epi32(x.raw)};
-#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-  return VI32{_mm256_cvttps_epi32(x.raw)};
-#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
-  return VI32{_mm_cvttps_epi32(x.raw)};
-#else
-  return hn::ConvertTo(DI32(), x);
-#endif
-}
 
-// floor(x) as int32 for x inside the int32 range.
-HWY_INLINE VI32 LateFloorToI32(VF32 x) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  return VI32{_mm512_cvt_roundps_epi32(x.raw, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
-#else
-  return LateTruncToI32(hn::Floor(x));
-#endif
-}
 
-// f(l) for l = 0 .. len-1; fully unrolled where the length is a constant.
-template <int kLen, class Fn>
-HWY_INLINE void LateForEach(int len, Fn&& f) {
-  if constexpr (kLen > 0) {
-    HWY_UNROLL(32)
-    for (int l = 0; l < kLen; ++l) f(l);
-  } else {
-    for (int l = 0; l < len; ++l) f(l);
-  }
-}
 
 // One block on one vector of lanes, c in a register (fp32 bits). Returns
 // false, c untouched, unless every lane has
@@ -228,7 +192,7 @@ HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, con
   const hn::RebindToUnsigned<DI32> du;
 
   auto EA = hn::Set(di, kLowExp), EB = hn::Set(di, kLowExp);
-  LateForEach<kLen>(len, [&](int l) {
+  ForEach<kLen>(len, [&](int l) {
     const auto e = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes));
     if (kOddEven && (l & 1)) EB = hn::Max(EB, e);
     else EA = hn::Max(EA, e);
@@ -249,9 +213,9 @@ HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, con
   const auto scaleA = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EA)));
   const auto scaleB = kOddEven ? hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EB))) : scaleA;
   auto S0 = hn::Zero(di), S1 = hn::Zero(di);
-  LateForEach<kLen>(len, [&](int l) {
+  ForEach<kLen>(len, [&](int l) {
     const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes));
-    const auto t = LateTruncToI32(hn::Mul(prod, (kOddEven && (l & 1)) ? scaleB : scaleA));
+    const auto t = TruncToI32(hn::Mul(prod, (kOddEven && (l & 1)) ? scaleB : scaleA));
     if (l & 1) S1 = hn::Add(S1, t);
     else S0 = hn::Add(S0, t);
   });
@@ -266,7 +230,7 @@ HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, con
 
   // Products dominate.
   const auto cs_exp = hn::Min(Ep, hn::Add(e_c, hn::Set(di, 26)));
-  auto ct = LateFloorToI32(hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), cs_exp)))));
+  auto ct = FloorToI32(hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), cs_exp)))));
   if (p.cutoff >= 0) ct = hn::IfThenZeroElse(hn::Gt(hn::Sub(Ep, e_c), hn::Set(di, p.cutoff)), ct);
   const auto SA = hn::Add(Sp, ct);
   const auto mA = hn::BitCast(di, hn::ConvertTo(df, SA));

@@ -27,6 +27,47 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 inline constexpr int32_t kLowExp = -(1 << 30);
 
+// Lane types and conversions the kernels share.
+using DI32 = hn::ScalableTag<int32_t>;
+using DF32 = hn::Rebind<float, DI32>;
+using VI32 = hn::Vec<DI32>;
+using VF32 = hn::Vec<DF32>;
+
+// Truncation toward zero of floats inside the int32 range (never NaN): the
+// bare cvttps2dq, without the saturation fix-up hn::ConvertTo adds.
+HWY_INLINE VI32 TruncToI32(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  return VI32{_mm256_cvttps_epi32(x.raw)};
+#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+  return VI32{_mm_cvttps_epi32(x.raw)};
+#else
+  return hn::ConvertTo(DI32(), x);
+#endif
+}
+
+// floor(x) as int32 for x inside the int32 range.
+HWY_INLINE VI32 FloorToI32(VF32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  return VI32{_mm512_cvt_roundps_epi32(x.raw, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)};
+#else
+  return TruncToI32(hn::Floor(x));
+#endif
+}
+
+// f(l) for l = 0 .. len-1; fully unrolled where the length is a constant.
+template <int kLen, class Fn>
+HWY_INLINE void ForEach(int len, Fn&& f) {
+  if constexpr (kLen > 0) {
+    HWY_UNROLL(32)
+    for (int l = 0; l < kLen; ++l) f(l);
+  } else {
+    for (int l = 0; l < len; ++l) f(l);
+  }
+}
+
+
 // Lanes [v, v + Lanes) of one block, products first, first + stride, ...
 // below len (stride 2: the odd/even groups of CDNA3 fp8). `E` holds the
 // seed on entry and the alignment exponent on return. `none` is set where no

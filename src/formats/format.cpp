@@ -261,4 +261,15 @@ uint32_t to_fp32_bits(Fmt f, uint64_t bits) {
 }
 uint64_t to_fp64_bits(Fmt f, uint64_t bits) { return convert(f, Fmt::fp64, bits, Round::rne); }
 
+const char* round_name(Round r) {
+  switch (r) {
+    case Round::rne: return "RNE";
+    case Round::rz: return "RZ";
+    case Round::rd: return "RD";
+    case Round::ru: return "RU";
+    case Round::rna: return "RNA";
+  }
+  return "?";
+}
+
 }  // namespace mmaemu

@@ -77,6 +77,9 @@ const FormatInfo& info(Fmt f);
 /// "binary16", "bfloat16", "xf32", "fp8"/"bf8" = the fnuz formats).
 std::optional<Fmt> parse_fmt(std::string_view name);
 
+/// "RNE", "RZ", "RD", "RU" or "RNA".
+const char* round_name(Round r);
+
 // ---------------------------------------------------------------------------
 // Decoding
 

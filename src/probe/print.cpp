@@ -56,16 +56,7 @@ const char* name(AlignRound a) {
   return "?";
 }
 const char* name(FlushSign s) { return s == FlushSign::keep ? "sign kept" : "+0"; }
-const char* name(Round r) {
-  switch (r) {
-    case Round::rne: return "RNE";
-    case Round::rz: return "RZ";
-    case Round::rd: return "RD";
-    case Round::ru: return "RU";
-    case Round::rna: return "RNA";
-  }
-  return "?";
-}
+const char* name(Round r) { return round_name(r); }
 
 namespace {
 

@@ -384,19 +384,28 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
   CHECK(bad == 0);
 }
 
+// Runs f(id, row) for every row whose SIMD kernel is `kind`, on every
+// compiled target (id: row and target names); returns the number of targets.
+template <class F>
+std::size_t on_every_target(fast::SimdKind kind, F&& f) {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const auto& [name, row] : all_rows()) {
+      fast::SimdParams sp;
+      if (fast::simd_params(row, sp) && sp.kind == kind) f(name + " " + hwy::TargetName(target), row);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  return targets.size();
+}
+
 TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its exponent window, every target") {
   // aligned_simd.cpp sums a block in int32 lanes where every lane's E lies in
   // F - 125 .. min(100, F + 96) and |S| stays below 2^30 (else the general
   // path): random bit patterns seldom reach either edge.
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   std::size_t dots = 0, bad = 0;
-  for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string tname = hwy::TargetName(target);
-    for (const auto& [name, row] : all_rows()) {
-      fast::SimdParams sp;
-      if (!fast::simd_params(row, sp) || sp.kind != fast::SimdKind::aligned) continue;
-      const std::string id = name + " " + tname;
+  const std::size_t targets = on_every_target(fast::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
       Gen g(kSeed ^ std::hash<std::string>{}(id + " aligned edges"));
       const FormatInfo& fi = info(row.in);
       const int step = static_cast<int>(ref::step_k(row)), hi = std::min(100, row.frac_bits + 96);
@@ -432,10 +441,8 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
         bad += check_gemm(id + " edges " + std::to_string(pattern), row, m, n, k, A, B, C, false, pattern & 1, true, 1);
         dots += m * n;
       }
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  MESSAGE(targets.size() << " targets, " << dots << " dot products");
+  });
+  MESSAGE(targets << " targets, " << dots << " dot products");
   CHECK(bad == 0);
 }
 
@@ -445,15 +452,8 @@ TEST_CASE("CDNA3 late-c kernel: c near the products, its cut-offs and the edges 
   // formed at E_p = e_c + 26 beyond 26 binades (the fp8 cut-off is 25), and
   // a c just above the products rounds the sum down to 31 bits below its
   // lead: random bit patterns seldom reach these.
-  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   std::size_t dots = 0, bad = 0;
-  for (int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    const std::string tname = hwy::TargetName(target);
-    for (const auto& [name, row] : all_rows()) {
-      fast::SimdParams sp;
-      if (!fast::simd_params(row, sp) || sp.kind != fast::SimdKind::late) continue;
-      const std::string id = name + " " + tname;
+  const std::size_t targets = on_every_target(fast::SimdKind::late, [&](const std::string& id, const ModelRow& row) {
       Gen g(kSeed ^ std::hash<std::string>{}(id + " late edges"));
       const FormatInfo& fi = info(row.in);
       const int step = static_cast<int>(ref::step_k(row));
@@ -476,9 +476,7 @@ TEST_CASE("CDNA3 late-c kernel: c near the products, its cut-offs and the edges 
                           true, 1);
         dots += m * n;
       }
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  MESSAGE(targets.size() << " targets, " << dots << " dot products");
+  });
+  MESSAGE(targets << " targets, " << dots << " dot products");
   CHECK(bad == 0);
 }

@@ -83,16 +83,6 @@ inline constexpr Overflow kOverflows[] = {Overflow::ieee, Overflow::inf, Overflo
 inline constexpr Fmt kSmallFmts[] = {Fmt::bf16,     Fmt::fp16,    Fmt::e4m3,
                                      Fmt::e5m2,     Fmt::e4m3fnuz, Fmt::e5m2fnuz};
 
-inline const char* round_name(Round r) {
-  switch (r) {
-    case Round::rne: return "rne";
-    case Round::rz: return "rz";
-    case Round::rd: return "rd";
-    case Round::ru: return "ru";
-    case Round::rna: return "rna";
-  }
-  return "?";
-}
 inline const char* ov_name(Overflow o) {
   switch (o) {
     case Overflow::ieee: return "ieee";
