@@ -19,7 +19,6 @@
 
 #include "mmaemu/mmaemu.h"
 #include "driver/fast_dot.h"
-#include "driver/gemm.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
@@ -27,8 +26,8 @@ extern "C" void openblas_set_num_threads(int);
 
 namespace {
 
-// "MODEL@INSTR" picks one instruction's row (not the GEMM default) and
-// runs it through the engine directly.
+// A model name may be MODEL@INSTR: that instruction's rows, not the GEMM
+// defaults (lookup_model).
 struct Case {
   std::string model, input;
 };
@@ -40,24 +39,6 @@ const std::vector<Case> kDefaultCases = {
     {"MI250", "fp16"}, {"MI100", "fp16"}, {"MI250", "fp32"},
     {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (spec §2.12)
 };
-
-// One GEMM of fp32 matrices on the row of an explicit instruction, inputs
-// rounded with RNE (fp8 saturating, as the sgemm policies do).
-bool instr_gemm(const std::string& spec_name, const std::string& input, int n, int threads, const float* A,
-                const float* B, float* C) {
-  const std::size_t at = spec_name.find('@');
-  const mmaemu::Model model = mmaemu::lookup_model(spec_name.substr(0, at));
-  const auto in = mmaemu::parse_fmt(input);
-  const mmaemu::ModelRow* row = in ? model.find_instr(spec_name.substr(at + 1), *in, mmaemu::Fmt::fp32) : nullptr;
-  if (!row) return false;
-  mmaemu::driver::GemmSpec spec;
-  spec.row = row;
-  spec.threads = threads;
-  spec.input_overflow = mmaemu::info(*in).width == 8 ? mmaemu::Overflow::saturate : mmaemu::Overflow::ieee;
-  const mmaemu::driver::Operand a{mmaemu::Fmt::fp32, A, n, false}, b{mmaemu::Fmt::fp32, B, n, false};
-  mmaemu::driver::gemm(spec, n, n, n, 1.0, a, b, 0.0, mmaemu::Fmt::fp32, C, n);
-  return true;
-}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -168,37 +149,27 @@ int main(int argc, char** argv) {
                     C.data(), n);
       });
       for (const Case& c : cases) {
-        double t_emu;
-        if (c.model.find('@') != std::string::npos) {
-          bool ok = true;
-          t_emu = best_time(r, [&] { ok = instr_gemm(c.model, c.input, n, t, A.data(), B.data(), C.data()); });
-          if (!ok) {
-            std::fprintf(stderr, "mmaemu-bench: %s has no %s -> fp32 row\n", c.model.c_str(), c.input.c_str());
-            return 2;
-          }
-        } else {
-          mmaemu_model* h = nullptr;
-          if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
-            std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-            return 2;
-          }
-          mmaemu_gemm_options opt;
-          mmaemu_gemm_options_init(&opt);
-          if (mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
-            std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-            return 2;
-          }
-          opt.threads = t;
-          int status = MMAEMU_OK;
-          t_emu = best_time(r, [&] {
-            status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
-                                 n, B.data(), n, 0.0, C.data(), n);
-          });
-          mmaemu_model_free(h);
-          if (status != MMAEMU_OK) {
-            std::fprintf(stderr, "mmaemu-bench: %s %s: %s\n", c.model.c_str(), c.input.c_str(), mmaemu_last_error());
-            return 2;
-          }
+        mmaemu_model* h = nullptr;
+        if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
+          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+          return 2;
+        }
+        mmaemu_gemm_options opt;
+        mmaemu_gemm_options_init(&opt);
+        if (mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
+          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+          return 2;
+        }
+        opt.threads = t;
+        int status = MMAEMU_OK;
+        const double t_emu = best_time(r, [&] {
+          status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
+                               n, B.data(), n, 0.0, C.data(), n);
+        });
+        mmaemu_model_free(h);
+        if (status != MMAEMU_OK) {
+          std::fprintf(stderr, "mmaemu-bench: %s %s: %s\n", c.model.c_str(), c.input.c_str(), mmaemu_last_error());
+          return 2;
         }
         const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
         const char* out = "fp32";

@@ -98,35 +98,11 @@ std::vector<Model> parse_models(const std::string& list) {
   }
   std::vector<Model> models;
   for (const std::string& n : names) {
-    const std::size_t at = n.find('@');
     Model model;
     try {
-      model = lookup_model(n.substr(0, at));
+      model = lookup_model(n);  // (MODEL@INSTR included)
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--models: ") + e.what());
-    }
-    if (at != std::string::npos) {
-      // MODEL@INSTR: only the rows of that instruction, each the GEMM row
-      // of its formats (B200@mma.sync: the interleaved HMMA fp8 path).
-      const std::string instr = n.substr(at + 1);
-      Model sel;
-      sel.name = model.name + "@" + instr;
-      sel.gpu = model.gpu;
-      std::string instrs;
-      for (const ModelRow& r : model.rows) {
-        if (instrs.find(r.instr) == std::string::npos) {
-          if (!instrs.empty()) instrs += ", ";
-          instrs += r.instr;
-        }
-        if (model.find_instr(instr, r.in, r.out) != &r) continue;
-        ModelRow copy = r;
-        copy.gemm_default = true;
-        sel.rows.push_back(copy);
-      }
-      if (instr.empty() || sel.rows.empty())
-        throw UsageError("--models: " + model.name + " has no instruction '" + instr + "' (its instructions: " +
-                         instrs + ")");
-      model = std::move(sel);
     }
     models.push_back(std::move(model));
   }

@@ -168,7 +168,33 @@ void apply_overrides(ModelRow& row, std::string_view overrides) {
   check_row(row);
 }
 
+namespace {
+
+// MODEL@INSTR: only the rows of one instruction (Model::find_instr), each
+// the GEMM row of its formats ("B200@mma.sync": the interleaved HMMA fp8 path).
+Model one_instruction(const Model& model, const std::string& instr) {
+  Model sel;
+  sel.name = model.name + "@" + instr;
+  sel.gpu = model.gpu;
+  std::string instrs;
+  for (const ModelRow& r : model.rows) {
+    if (instrs.find(r.instr) == std::string::npos) instrs += (instrs.empty() ? "" : ", ") + std::string(r.instr);
+    if (instr.empty() || model.find_instr(instr, r.in, r.out) != &r) continue;
+    ModelRow copy = r;
+    copy.gemm_default = true;
+    sel.rows.push_back(copy);
+  }
+  if (sel.rows.empty())
+    throw std::invalid_argument(model.name + " has no instruction '" + instr + "' (its instructions: " + instrs +
+                                ")");
+  return sel;
+}
+
+}  // namespace
+
 Model lookup_model(const std::string& spec) {
+  if (const std::size_t at = spec.rfind('@'); at != std::string::npos)
+    return one_instruction(lookup_model(spec.substr(0, at)), spec.substr(at + 1));
   const std::string low = lower(spec);
   if (low.rfind("custom:", 0) != 0) {
     if (auto m = gpu_model(spec)) return *m;

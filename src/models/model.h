@@ -151,8 +151,9 @@ void apply_overrides(ModelRow& row, std::string_view overrides);
 std::optional<Model> gpu_model(std::string_view name);
 
 /// Looks up a model by name, alias or custom specification
-/// ("custom:base=B200,round=rne"). Throws std::invalid_argument with a message
-/// that lists the valid names.
+/// ("custom:base=B200,round=rne"); a suffix "@INSTR" keeps only the rows of
+/// that instruction, as GEMM rows ("B200@mma.sync"). Throws
+/// std::invalid_argument with a message that lists the valid names.
 Model lookup_model(const std::string& spec);
 
 /// A comma-separated list of every valid model name (for error messages).

@@ -296,7 +296,7 @@ std::string valid_model_names() {
     if (!s.empty()) s += ", ";
     s += g.name;
   }
-  return s + ", custom:base=<model>,<key>=<value>,...";
+  return s + ", custom:base=<model>,<key>=<value>,..., <model>@<instruction>";
 }
 
 const ModelRow* Model::find(Fmt in, Fmt out) const {

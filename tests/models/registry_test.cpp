@@ -144,3 +144,21 @@ TEST_CASE("custom models") {
     CHECK(error_of("custom:in=fp16,out=bf16").find("out must be fp32 or fp16") != std::string::npos);
   }
 }
+
+TEST_CASE("MODEL@INSTR keeps one instruction's rows as the GEMM rows") {
+  const Model b = lookup_model("B200@mma.sync");
+  CHECK(b.name == "B200@mma.sync");
+  const ModelRow* r = b.find(Fmt::e4m3, Fmt::fp32);
+  REQUIRE(r != nullptr);
+  CHECK(std::string(r->instr) == "mma.sync");
+  CHECK(r->grouping == Grouping::pair_interleave);  // not the tcgen05 default
+  for (const ModelRow& row : b.rows) CHECK(std::string(row.instr) == "mma.sync");
+  // The default B200 model runs fp8 on tcgen05.
+  CHECK(std::string(lookup_model("B200").find(Fmt::e4m3, Fmt::fp32)->instr) != "mma.sync");
+  // Aliases and custom bases combine with it; unknown instructions are refused.
+  CHECK(lookup_model("sm_90@wgmma").find(Fmt::e5m2, Fmt::fp32) != nullptr);
+  CHECK(lookup_model("custom:base=H100,round=rne@mma.sync").find(Fmt::fp16, Fmt::fp32)->final_round == Round::rne);
+  CHECK_THROWS_WITH_AS(lookup_model("H100@tcgen05"), doctest::Contains("has no instruction 'tcgen05'"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(lookup_model("H101@mma.sync"), std::invalid_argument);
+}
