@@ -163,44 +163,42 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
     if (it != errata->entries.end() && it->second.checksum == file_checksum(set.dir / d_file))
       known_bad = &it->second.lines;
   }
-  // The unit's inputs of every sample. The files hold fp32 patterns of
-  // values of the input format; tf32/xf32 units read only the top 10
+  // Chunks of samples (bounded memory, progress on long runs): the unit's
+  // inputs, the fast engine, the comparison. The files hold fp32 patterns
+  // of values of the input format; tf32/xf32 units read only the top 10
   // fraction bits (truncation, spec §2.11).
-  const std::size_t n = s.count(), k = s.k;
-  std::vector<uint64_t> a(n * k), b(n * k), c(n), got(n);
+  const std::size_t n = s.count(), k = s.k, chunk = std::size_t{1} << 16;
+  std::vector<uint64_t> a(std::min(n, chunk) * k), b(a.size()), c(std::min(n, chunk)), got(c.size());
   const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});
   const Round rm = row.in == Fmt::tf32 ? Round::rz : Round::rne;
-  for (std::size_t i = 0; i < n * k; ++i) {
-    for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
-      const uint32_t x = (*src)[i];
-      const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
-      // (-0 has no fnuz encoding and reads as +0.)
-      const bool zero = (x & 0x7FFFFFFFu) == 0;
-      if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
-        throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
-                        i / k + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
-      (*dst)[i] = v;
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) c[i] = convert(Fmt::fp32, row.out, s.c[i], Round::rne);  // __float2half
-
-  // The fast engine, in chunks so that long runs can report progress.
-  const std::size_t chunk = std::size_t{1} << 16;
   for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
     const std::size_t m = std::min(chunk, n - i0);
-    driver::fast_dot_batch(row, m, k, a.data() + i0 * k, b.data() + i0 * k, c.data() + i0, got.data() + i0);
-    if (progress) progress(i0 + m, n);
-  }
-
-  for (std::size_t i = 0; i < n; ++i) {
-    const uint64_t want = convert(Fmt::fp32, row.out, s.d[i], Round::rne);
-    const bool listed = known_bad && known_bad->count(i + 1);
-    if (listed && got[i] != want) {
-      ++r.excluded;
-    } else if (got[i] != want || listed) {  // a listed sample that agrees: stale errata
-      ++r.mismatches;
-      if (r.first.size() < 3) r.first.push_back({i + 1, want, got[i]});
+    for (std::size_t i = 0; i < m * k; ++i) {
+      for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
+        const uint32_t x = (*src)[i0 * k + i];
+        const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
+        // (-0 has no fnuz encoding and reads as +0.)
+        const bool zero = (x & 0x7FFFFFFFu) == 0;
+        if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
+          throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
+                          i0 + i / k + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
+        (*dst)[i] = v;
+      }
     }
+    for (std::size_t i = 0; i < m; ++i) c[i] = convert(Fmt::fp32, row.out, s.c[i0 + i], Round::rne);  // __float2half
+    driver::fast_dot_batch(row, m, k, a.data(), b.data(), c.data(), got.data());
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t line = i0 + i + 1;
+      const uint64_t want = convert(Fmt::fp32, row.out, s.d[i0 + i], Round::rne);
+      const bool listed = known_bad && known_bad->count(line);
+      if (listed && got[i] != want) {
+        ++r.excluded;
+      } else if (got[i] != want || listed) {  // a listed sample that agrees: stale errata
+        ++r.mismatches;
+        if (r.first.size() < 3) r.first.push_back({line, want, got[i]});
+      }
+    }
+    if (progress) progress(i0 + m, n);
   }
   return r;
 }
