@@ -139,7 +139,7 @@ TEST_CASE("custom models") {
     CHECK(error_of("custom:base=B200,rounding=rne").find("unknown key 'rounding'") != std::string::npos);
     CHECK(error_of("custom:base=B200,round=nearest").find("valid: rne, rz, rd, ru, rna") != std::string::npos);
     CHECK(error_of("custom:base=B201").find("unknown base 'b201'") != std::string::npos);
-    CHECK(error_of("custom:base=B200,block=0").find("block must be") != std::string::npos);
+    CHECK(error_of("custom:base=B200,block=0").find("'block' (valid: an integer in 1..64)") != std::string::npos);
     CHECK(error_of("custom:base=B200,frac").find("expected key=value") != std::string::npos);
     CHECK(error_of("custom:in=fp16,out=bf16").find("out must be fp32 or fp16") != std::string::npos);
   }
