@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/fields.h"
+#include "lookup_error.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
@@ -149,15 +150,6 @@ std::vector<ModelRow> representative_rows() {
     }
   }
   return reps;
-}
-
-std::string error_of(const std::string& spec) {
-  try {
-    lookup_model(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

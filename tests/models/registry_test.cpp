@@ -8,20 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "lookup_error.h"
 #include "models/model.h"
 
 using namespace mmaemu;
 
-namespace {
-std::string error_of(const std::string& spec) {
-  try {
-    lookup_model(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
 
 TEST_CASE("every model name of the papers resolves, case-insensitively") {
   for (const char* name : {"V100", "A100", "A2", "A30", "L40S", "RTX1000", "H100", "H200", "B200",
