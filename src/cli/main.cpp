@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The mmaemu command-line tool.
-//   mmaemu models [MODEL]        table of models and their rows
+//   mmaemu models [MODEL]        table of models and their rows (--keys, --dump)
 //   mmaemu validate ROOT...      compare models with hardware data
 //   mmaemu probe --model M ...   detect a unit's features (black box)
 //   mmaemu compare [...]         one product on several models, errors
@@ -15,6 +15,7 @@
 #include "cli/probe_cmd.h"
 #include "driver/simd.h"
 #include "experiments/commands.h"
+#include "models/fields.h"
 #include "models/model.h"
 #include "validate/validate.h"
 
@@ -22,31 +23,28 @@ namespace {
 
 using namespace mmaemu;
 
-// A short description of how the row sums a block.
-std::string path_name(const ModelRow& r) {
-  switch (r.accum) {
-    case Accumulation::fma_chain: return "IEEE FMA chain";
-    case Accumulation::exact: return "exact sum, c early";
-    case Accumulation::pairwise:
-      return std::string("fp32 pairwise/") + std::to_string(r.pair_group) + ", c last, FTZ";
-    case Accumulation::aligned: break;
+// mmaemu models --keys [--markdown] | --dump: the field table (fields.h).
+int cmd_model_fields(const std::vector<std::string>& args) {
+  bool keys = false, markdown = false, dump = false;
+  for (const std::string& a : args) {
+    if (a == "--keys") keys = true;
+    else if (a == "--markdown") markdown = true;
+    else if (a == "--dump") dump = true;
+    else {
+      std::fprintf(stderr, "usage: mmaemu models [MODEL...] | --keys [--markdown] | --dump\n");
+      return 2;
+    }
   }
-  std::string s = r.grouping == Grouping::odd_even          ? "odd/even groups, "
-                  : r.grouping == Grouping::pair_interleave ? "pair-interleaved 2x16, "
-                                                            : "aligned, ";
-  switch (r.c_entry) {
-    case CEntry::early: s += "c early"; break;
-    case CEntry::late_rd:
-      s += r.late_rd == LateRd::two_stage ? "c late (RD 32/31)" : "c late (RD 31)";
-      break;
-    case CEntry::late_rne: s += "c late (RNE)"; break;
-    case CEntry::last: s += "c last"; break;
+  if (keys == dump || (markdown && !keys)) {
+    std::fprintf(stderr, "usage: mmaemu models [MODEL...] | --keys [--markdown] | --dump\n");
+    return 2;
   }
-  if (r.ignores_c) s += ", C not read";
-  return s;
+  std::fputs(dump ? fields::dump_rows().c_str() : fields::describe_keys(markdown).c_str(), stdout);
+  return 0;
 }
 
 int cmd_models(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0].rfind("--", 0) == 0) return cmd_model_fields(args);
   std::vector<Model> models;
   try {
     if (args.empty())
@@ -56,28 +54,19 @@ int cmd_models(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mmaemu: %s\n", e.what());
     return 2;
   }
-  std::printf("%-11s %-28s %-9s %-5s %-11s %3s %3s %4s %-5s %-6s %-6s %s\n", "model", "instruction",
-              "input", "out", "m x n x k", "N", "F", "bits", "round", "floor", "kernel", "path");
+  std::printf("%-11s %-28s %-9s %-5s %-11s %-6s %s\n", "model", "instruction", "input", "out", "m x n x k",
+              "kernel", "parameters its accumulation path reads");
   for (const Model& m : models) {
     for (const ModelRow& r : m.rows) {
-      char shape[32], floor[16];
+      char shape[40];
       std::snprintf(shape, sizeof shape, "%dx%dx%d", r.m, r.n, r.k);
-      if (r.align_floor == kNoFloor || r.accum != Accumulation::aligned)
-        std::snprintf(floor, sizeof floor, "-");
-      else
-        std::snprintf(floor, sizeof floor, "%d", r.align_floor);
-      const bool aligned = r.accum == Accumulation::aligned;
-      std::printf("%-11s %-28s %-9s %-5s %-11s %3d %3s %4d %-5s %-6s %-6s %s\n", m.name.c_str(),
-                  r.instr, info(r.in).name, info(r.out).name, shape,
-                  r.accum == Accumulation::fma_chain ? 1 : r.block,
-                  aligned ? std::to_string(r.frac_bits).c_str() : "-", r.result_frac_bits(),
-                  r.accum == Accumulation::aligned ? round_name(r.final_round) : "RNE", floor,
-                  fast::kernel_name(r), path_name(r).c_str());
+      std::printf("%-11s %-28s %-9s %-5s %-11s %-6s %s\n", m.name.c_str(), r.instr, info(r.in).name,
+                  info(r.out).name, shape, fast::kernel_name(r), fields::read_params(r).c_str());
     }
   }
-  std::printf("\nN: products per block; F: fraction bits of the alignment window; bits: "
-              "fraction bits of the result; kernel: the GEMM engine's path (simd: Highway, "
-              "dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\nAliases:",
+  std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
+              "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
+              "Aliases:",
               fast::simd_target_name());
   for (const Gpu& g : gpus())
     if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
@@ -114,6 +103,9 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: mmaemu <command> [args]\n"
                "  models [MODEL...]   list the models (every registered GPU by default)\n"
+               "  models --keys [--markdown] | --dump\n"
+               "                      the custom: keys and the paths that read them; every\n"
+               "                      registry row, every field\n"
                "  validate [--errata FILE | --no-errata] ROOT...\n"
                "                      compare the models with data in ROOT/<GPU>/<format>/;\n"
                "                      reference samples known to be wrong (the bundled errata,\n"

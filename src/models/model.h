@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The generic block-FMA model: one record lists every implementation-defined
-// choice of a matrix unit (spec §1, §8). Models are rows of data; the
+// choice of a matrix unit (docs/models.md). Models are rows of data; the
 // reference engine (src/ref) reads the fields and never a GPU name.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 namespace mmaemu {
 
-/// How one product a_i*b_i is formed (spec §2.3, §2.8).
+/// How one product a_i*b_i is formed (docs/models.md).
 enum class ProductForm : uint8_t {
   denormalised,  // exact m_a*m_b at exponent e_a+e_b, |m| may be in [2,4)
   normalised,    // exact, renormalised to [1,2)
@@ -36,7 +36,7 @@ enum class CEntry : uint8_t {
   early,     // a term of the block's sum (NVIDIA, CDNA1)
   late_rd,   // added after the product sum with round-down alignment (CDNA3)
   late_rne,  // added after the whole instruction by one RNE addition in the
-             // output format (fp8 mma.sync on Hopper/Blackwell, spec §2.12)
+             // output format (fp8 mma.sync on Hopper/Blackwell)
   last,      // RNE32(c + tree) (CDNA2 pairwise)
 };
 
@@ -46,12 +46,12 @@ enum class Grouping : uint8_t {
   odd_even,         // positions 0,2,4,.. and 1,3,5,.. aligned separately,
                     // combined with round-down (CDNA3 fp8)
   pair_interleave,  // two chained sub-blocks {0,1,4,5,..} then {2,3,6,7,..}
-                    // (HMMA fp8 path, spec §2.12)
+                    // (HMMA fp8 path, docs/models.md)
 };
 
-/// Rounding of the late-c alignment when c dominates (spec §2.6).
+/// Rounding of the late-c alignment when c dominates (docs/models.md).
 enum class LateRd : uint8_t {
-  two_stage,     // PA Algorithm 1: RD to 32 bits, normalise, RD to 31 (hardware)
+  two_stage,     // AMD paper, Algorithm 1: RD to 32 bits, normalise, RD to 31 (hardware)
   single_stage,  // RD to 31 bits relative to c (MATLAB toolbox and MMA-Sim)
 };
 
@@ -72,7 +72,7 @@ struct ModelRow {
   // --- block FMA ----------------------------------------------------------
   bool inputs_as_fp16 = false;  // A, B converted exactly to fp16 before the
                                 // unit reads them (fp8 mma.sync on Hopper and
-                                // B200 runs as fp16 HMMA, spec §2.12)
+                                // B200 runs as fp16 HMMA)
   int block = 1;          // N_FMA: products fused per block (per group set)
   int frac_bits = 23;     // F: fraction bits of the alignment window
   int out_frac_bits = -1; // fraction bits of the result (-1: the format's)
@@ -84,7 +84,7 @@ struct ModelRow {
   bool late_exact_zero_c = false;  // late_rd with c = 0 dominating (every
                             // product below 2^zero_c_exp): the product sum
                             // enters the round-down exactly, not truncated to
-                            // F bits first (PA vector L3, i = 23; MI300)
+                            // F bits first (AMD paper, test vector L3, i = 23; MI300)
   int late_c_cutoff = -1; // late_rd: c more than this many binades below the
                           // product sum is dropped, not rounded (-1: never)
   int pair_group = 4;     // pairwise: products per tree (4, or 2 for CDNA2
@@ -143,16 +143,22 @@ struct Model {
 const std::vector<Gpu>& gpus();
 const std::vector<ModelRow>& rows();
 
-/// Applies "key=value,key=value" overrides to a row (custom models).
+/// Applies "key=value,key=value" overrides to a row (custom models); a key
+/// the row's accumulation path does not read is refused (fields.h).
 /// Throws std::invalid_argument naming the bad key or value.
 void apply_overrides(ModelRow& row, std::string_view overrides);
+
+/// The same for the rows of a model: each key applies to the rows whose path
+/// reads it, and is refused when none of `rows` reads it.
+std::vector<ModelRow> apply_overrides(const std::vector<ModelRow>& rows, std::string_view overrides,
+                                      const std::string& model);
 
 /// Builds the model of a registered GPU (nullptr if `name` is unknown).
 std::optional<Model> gpu_model(std::string_view name);
 
 /// Looks up a model by name, alias or custom specification
-/// ("custom:base=B200,round=rne"); a suffix "@INSTR" keeps only the rows of
-/// that instruction, as GEMM rows ("B200@mma.sync"). Throws
+/// ("custom:base=B200,round=rne"); a suffix "@INSTR" (at most one) keeps
+/// only the rows of that instruction, as GEMM rows ("B200@mma.sync"). Throws
 /// std::invalid_argument with a message that lists the valid names.
 Model lookup_model(const std::string& spec);
 

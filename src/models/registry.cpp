@@ -1,228 +1,185 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The model registry: every matrix-unit row of the two papers as data.
-//
-// Sources (see ../shared/spec/model-spec.md): §1.2 main table, §1.4 rows the
-// toolbox lacks, §2.12 the interleaved HMMA fp8 path, §7 what not to copy.
-// A field left out of a row keeps the default of ModelRow (model.h), which is
-// the NVIDIA tensor-core behaviour; AMD rows spell out their differences.
+// The model registry: every matrix-unit row of the two papers as data
+// (Khattak & Mikaitis, "Accurate Models of NVIDIA Tensor Cores" and
+// "Accurate Models of AMD Matrix Cores"; docs/models.md gives the meaning of
+// each parameter). A family base names every field its rows share (designated
+// initialisers; a field left out keeps ModelRow's default); the row table
+// adds the instruction, formats, shape and block size. Nothing is reused by
+// mutation. A field a row's accumulation path does not read holds the fixed
+// value of the field table (fields.h); tests/models/rows.txt lists every
+// field of every row.
 #include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
 
+#include "models/fields.h"
 #include "models/model.h"
 
 namespace mmaemu {
 namespace {
 
-constexpr uint32_t kAmdNan32 = 0xFFC00000u;  // PA: -NaN on every CDNA generation
-constexpr uint16_t kAmdNan16 = 0xFE00;
+using enum Fmt;
+using enum Round;
 
-// NVIDIA HMMA/QMMA rows: aligned sum, c early, denormalised products,
-// RZ for fp32 results and RNE for fp16 results.
-ModelRow nv(const char* family, const char* instr, Fmt in, Fmt out, int m, int n, int k,
-            int block, int frac, int floor) {
-  ModelRow r;
-  r.family = family;
-  r.instr = instr;
-  r.in = in;
-  r.out = out;
-  r.m = m;
-  r.n = n;
-  r.k = k;
-  r.block = block;
-  r.frac_bits = frac;
-  r.align_floor = floor;
-  r.final_round = out == Fmt::fp16 ? Round::rne : Round::rz;
-  return r;
-}
+constexpr uint32_t kAmdNan32 = 0xFFC00000u;  // -NaN on every CDNA generation (AMD paper)
 
-// IEEE FMA chains: fp32 MFMA (SFMA) and fp64 DMMA / f64 MFMA (spec §2.11).
-ModelRow fma_chain(const char* family, const char* instr, Fmt f, int m, int n, int k,
-                   bool amd) {
-  ModelRow r;
-  r.family = family;
-  r.instr = instr;
-  r.in = f;
-  r.out = f;
-  r.m = m;
-  r.n = n;
-  r.k = k;
-  r.accum = Accumulation::fma_chain;
-  r.final_round = Round::rne;
-  r.product = ProductForm::normalised;
-  if (amd) {
-    r.nan32 = kAmdNan32;
-    r.nan16 = kAmdNan16;
-  }
-  return r;
-}
+// --- NVIDIA HMMA/QMMA: aligned sum, c early, denormalised products; RZ for
+// fp32 results, RNE for fp16 results; F and the alignment floor by
+// generation (NVIDIA paper; docs/models.md).
+constexpr ModelRow kVoltaF32{.family = "volta-hmma", .frac_bits = 23, .final_round = rz};
+constexpr ModelRow kVoltaF16{.family = "volta-hmma", .frac_bits = 23, .align_floor = -19, .final_round = rne};
+constexpr ModelRow kAmpereF32{.family = "ampere-hmma", .frac_bits = 24, .align_floor = -132, .final_round = rz};
+constexpr ModelRow kAmpereF16{.family = "ampere-hmma", .frac_bits = 24, .align_floor = -20, .final_round = rne};
+// Ada QMMA fp8: F = 13, fp32 results keep 13 fraction bits; fp16 results are
+// the same sum rounded (RNE) to fp16 per block.
+constexpr ModelRow kAdaF32{
+    .family = "ada-qmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -132, .final_round = rz};
+constexpr ModelRow kAdaF16{.family = "ada-qmma", .frac_bits = 13, .align_floor = -132, .final_round = rne};
+constexpr ModelRow kHopperF32{.family = "hopper-hmma", .frac_bits = 25, .align_floor = -133, .final_round = rz};
+constexpr ModelRow kHopperF16{.family = "hopper-hmma", .frac_bits = 25, .align_floor = -21, .final_round = rne};
+// Hopper wgmma fp8 (QGMMA): F = 13, 13-bit fp32 results. The public H100/H200
+// fp8->fp32 data were made with scale-d = 0 (D = A*B): that variant is its
+// own row, the data source but not the GEMM row.
+constexpr ModelRow kWgmmaF32{.family = "hopper-wgmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -133,
+                             .final_round = rz, .data_source = false};
+constexpr ModelRow kWgmmaD0{.family = "hopper-wgmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -133,
+                            .final_round = rz, .ignores_c = true, .gemm_default = false,
+                            .note = "D = A*B: the accumulator is not read"};
+constexpr ModelRow kWgmmaF16{
+    .family = "hopper-wgmma", .frac_bits = 13, .align_floor = -133, .final_round = rne, .data_source = false};
+// fp8 mma.sync on Hopper and B200: converted to fp16 and run as two chained
+// HMMA blocks on interleaved pairs, c added last by one RNE addition
+// (docs/models.md, the interleaved HMMA fp8 path).
+constexpr ModelRow kHmmaFp8F32{.family = "hmma-fp8", .inputs_as_fp16 = true, .frac_bits = 25,
+                               .c_entry = CEntry::late_rne, .grouping = Grouping::pair_interleave,
+                               .align_floor = -133, .final_round = rz, .gemm_default = false};
+constexpr ModelRow kHmmaFp8F16{.family = "hmma-fp8", .inputs_as_fp16 = true, .frac_bits = 25,
+                               .c_entry = CEntry::late_rne, .grouping = Grouping::pair_interleave,
+                               .align_floor = -21, .final_round = rne, .gemm_default = false};
+// Blackwell fp8: tcgen05 (UTCQMMA) on B200, mma.sync (QMMA) on RTX PRO 6000.
+constexpr ModelRow kTcgen05F32{
+    .family = "tcgen05-fp8", .frac_bits = 25, .align_floor = -133, .final_round = rz, .data_source = false};
+constexpr ModelRow kTcgen05F16{
+    .family = "tcgen05-fp8", .frac_bits = 25, .align_floor = -21, .final_round = rne, .data_source = false};
+constexpr ModelRow kSm120F32{.family = "sm120-qmma", .frac_bits = 25, .align_floor = -133, .final_round = rz};
+constexpr ModelRow kSm120F16{.family = "sm120-qmma", .frac_bits = 25, .align_floor = -21, .final_round = rne};
+// NVIDIA fp64 DMMA: a chain of binary64 FMAs.
+constexpr ModelRow kDmma{.family = "ampere-dmma", .product = ProductForm::normalised,
+                         .accum = Accumulation::fma_chain, .final_round = rne};
 
-ModelRow amd(ModelRow r) {
-  r.nan32 = kAmdNan32;
-  r.nan16 = kAmdNan16;
-  r.final_round = Round::rne;
-  return r;
-}
+// --- AMD (AMD paper). CDNA1: exact sum of a block and c, one RNE.
+constexpr ModelRow kCdna1{.family = "cdna1", .product = ProductForm::normalised, .accum = Accumulation::exact,
+                          .final_round = rne, .nan32 = kAmdNan32};
+// IEEE FMA chains: the fp32 and fp64 MFMA instructions of every generation.
+constexpr ModelRow kCdna1Fma{.family = "cdna1", .product = ProductForm::normalised,
+                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna2Fma{.family = "cdna2", .product = ProductForm::normalised,
+                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna3Fma{.family = "cdna3", .product = ProductForm::normalised,
+                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+// CDNA2: products rounded to fp32, a pairwise fp32 tree, c added last, no
+// subnormals in or out. (A product >= 2^128 overflows to Inf by itself in
+// fp32: the pairwise path has no separate product-overflow rule.)
+constexpr ModelRow kCdna2{.family = "cdna2", .product = ProductForm::fp32_rne, .accum = Accumulation::pairwise,
+                          .c_entry = CEntry::last, .final_round = rne, .in_subnormals = false,
+                          .out_subnormals = false, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna2Pairs{.family = "cdna2", .product = ProductForm::fp32_rne,
+                               .accum = Accumulation::pairwise, .c_entry = CEntry::last, .pair_group = 2,
+                               .final_round = rne, .in_subnormals = false, .out_subnormals = false,
+                               .nan32 = kAmdNan32, .gemm_default = false, .data_source = false,
+                               .note = "pre-_1k bf16 instruction: pairs of 2"};
+// CDNA3: products aligned (F = 24), c added late with the two-stage
+// round-down of the AMD paper's Algorithm 1, c = 0 a term at 2^-126. Only
+// bf16 and tf32 products reach 2^128 (where they overflow) and lie below
+// 2^-126 (where the exact sum enters the round-down, late_exact_zero_c);
+// fp8 sums odd and even positions apart, with a 25-binade c cut-off.
+constexpr ModelRow kCdna3{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd, .zero_c_is_term = true,
+                          .zero_c_exp = -126, .final_round = rne, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna3Wide{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd,
+                              .late_exact_zero_c = true, .zero_c_is_term = true, .zero_c_exp = -126,
+                              .final_round = rne, .product_overflow = true, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna3Fp8{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd,
+                             .grouping = Grouping::odd_even, .late_c_cutoff = 25,
+                             .zero_c_is_term = true, .zero_c_exp = -126, .final_round = rne, .nan32 = kAmdNan32};
 
-template <typename F>
-ModelRow with(ModelRow r, F&& edit) {
-  edit(r);
+// One row: a family base plus the instruction, formats, shape and block.
+struct Line {
+  const ModelRow& base;
+  const char* instr;
+  Fmt in, out;
+  int m, n, k, block;
+};
+
+// clang-format off
+const Line kLines[] = {
+//  base          instr                          in        out    m    n   k  block
+  {kVoltaF32,   "mma.sync",                    fp16,     fp32,    8,   8,  4,  4},
+  {kVoltaF16,   "mma.sync",                    fp16,     fp16,    8,   8,  4,  4},
+  {kAmpereF32,  "mma.sync",                    fp16,     fp32,   16,   8, 16,  8},
+  {kAmpereF16,  "mma.sync",                    fp16,     fp16,   16,   8, 16,  8},
+  {kAmpereF32,  "mma.sync",                    bf16,     fp32,   16,   8, 16,  8},
+  {kAmpereF32,  "mma.sync",                    tf32,     fp32,   16,   8,  8,  4},
+  {kAdaF32,     "mma.sync",                    e4m3,     fp32,   16,   8, 32, 16},
+  {kAdaF16,     "mma.sync",                    e4m3,     fp16,   16,   8, 32, 16},
+  {kAdaF32,     "mma.sync",                    e5m2,     fp32,   16,   8, 32, 16},
+  {kAdaF16,     "mma.sync",                    e5m2,     fp16,   16,   8, 32, 16},
+  {kHopperF32,  "mma.sync",                    fp16,     fp32,   16,   8, 16, 16},
+  {kHopperF16,  "mma.sync",                    fp16,     fp16,   16,   8, 16, 16},
+  {kHopperF32,  "mma.sync",                    bf16,     fp32,   16,   8, 16, 16},
+  {kHopperF32,  "mma.sync",                    tf32,     fp32,   16,   8,  8,  8},
+  {kWgmmaF32,   "wgmma",                       e4m3,     fp32,   64,   8, 32, 32},
+  {kWgmmaD0,    "wgmma.scale-d=0",             e4m3,     fp32,   64,   8, 32, 32},
+  {kWgmmaF16,   "wgmma",                       e4m3,     fp16,   64,   8, 32, 32},
+  {kWgmmaF32,   "wgmma",                       e5m2,     fp32,   64,   8, 32, 32},
+  {kWgmmaD0,    "wgmma.scale-d=0",             e5m2,     fp32,   64,   8, 32, 32},
+  {kWgmmaF16,   "wgmma",                       e5m2,     fp16,   64,   8, 32, 32},
+  {kHmmaFp8F32, "mma.sync",                    e4m3,     fp32,   16,   8, 32, 16},
+  {kHmmaFp8F16, "mma.sync",                    e4m3,     fp16,   16,   8, 32, 16},
+  {kHmmaFp8F32, "mma.sync",                    e5m2,     fp32,   16,   8, 32, 16},
+  {kHmmaFp8F16, "mma.sync",                    e5m2,     fp16,   16,   8, 32, 16},
+  {kTcgen05F32, "tcgen05.mma",                 e4m3,     fp32,  128,   8, 32, 32},
+  {kTcgen05F16, "tcgen05.mma",                 e4m3,     fp16,  128,   8, 32, 32},
+  {kSm120F32,   "mma.sync",                    e4m3,     fp32,   16,   8, 32, 32},
+  {kSm120F16,   "mma.sync",                    e4m3,     fp16,   16,   8, 32, 32},
+  {kTcgen05F32, "tcgen05.mma",                 e5m2,     fp32,  128,   8, 32, 32},
+  {kTcgen05F16, "tcgen05.mma",                 e5m2,     fp16,  128,   8, 32, 32},
+  {kSm120F32,   "mma.sync",                    e5m2,     fp32,   16,   8, 32, 32},
+  {kSm120F16,   "mma.sync",                    e5m2,     fp16,   16,   8, 32, 32},
+  {kDmma,       "mma.sync",                    fp64,     fp64,    8,   8,  4,  1},
+  {kCdna1,      "v_mfma_f32_16x16x16f16",      fp16,     fp32,   16,  16, 16,  4},
+  {kCdna1,      "v_mfma_f32_16x16x8bf16",      bf16,     fp32,   16,  16,  8,  2},
+  {kCdna1Fma,   "v_mfma_f32_16x16x4f32",       fp32,     fp32,   16,  16,  4,  1},
+  {kCdna2,      "v_mfma_f32_16x16x16f16",      fp16,     fp32,   16,  16, 16,  4},
+  {kCdna2,      "v_mfma_f32_16x16x16bf16_1k",  bf16,     fp32,   16,  16, 16,  4},
+  {kCdna2Pairs, "v_mfma_f32_16x16x8bf16",      bf16,     fp32,   16,  16,  8,  2},
+  {kCdna2Fma,   "v_mfma_f32_16x16x4f32",       fp32,     fp32,   16,  16,  4,  1},
+  {kCdna2Fma,   "v_mfma_f64_16x16x4f64",       fp64,     fp64,   16,  16,  4,  1},
+  {kCdna3,      "v_mfma_f32_16x16x16_f16",     fp16,     fp32,   16,  16, 16,  8},
+  {kCdna3Wide,  "v_mfma_f32_16x16x16_bf16",    bf16,     fp32,   16,  16, 16,  8},
+  {kCdna3Wide,  "v_mfma_f32_16x16x8_xf32",     tf32,     fp32,   16,  16,  8,  4},
+  {kCdna3Fp8,   "v_mfma_f32_16x16x32_fp8_fp8", e4m3fnuz, fp32,   16,  16, 32, 16},
+  {kCdna3Fp8,   "v_mfma_f32_16x16x32_bf8_bf8", e5m2fnuz, fp32,   16,  16, 32, 16},
+  {kCdna3Fma,   "v_mfma_f32_16x16x4_f32",      fp32,     fp32,   16,  16,  4,  1},
+  {kCdna3Fma,   "v_mfma_f64_16x16x4_f64",      fp64,     fp64,   16,  16,  4,  1},
+};
+// clang-format on
+
+ModelRow row_of(const Line& l) {
+  ModelRow r = l.base;
+  r.instr = l.instr;
+  r.in = l.in;
+  r.out = l.out;
+  r.m = l.m;
+  r.n = l.n;
+  r.k = l.k;
+  r.block = l.block;
   return r;
 }
 
 std::vector<ModelRow> build_rows() {
-  using enum Fmt;
   std::vector<ModelRow> v;
-  auto add = [&](ModelRow r) { v.push_back(r); };
-
-  // --- Volta (V100), HMMA.884: N 4, F 23, no floor for fp32 (§1.2 rows 1-2).
-  add(nv("volta-hmma", "mma.sync", fp16, fp32, 8, 8, 4, 4, 23, kNoFloor));
-  add(nv("volta-hmma", "mma.sync", fp16, fp16, 8, 8, 4, 4, 23, -19));
-
-  // --- Ampere and Ada HMMA: N 8 (tf32 4), F 24, floors -132 / -20 (rows 3-10).
-  add(nv("ampere-hmma", "mma.sync", fp16, fp32, 16, 8, 16, 8, 24, -132));
-  add(nv("ampere-hmma", "mma.sync", fp16, fp16, 16, 8, 16, 8, 24, -20));
-  add(nv("ampere-hmma", "mma.sync", bf16, fp32, 16, 8, 16, 8, 24, -132));
-  add(nv("ampere-hmma", "mma.sync", tf32, fp32, 16, 8, 8, 4, 24, -132));
-
-  // --- Ada QMMA fp8: N 16, F 13 (neab -10), fp32 results keep 13 fraction
-  // bits; fp16 results: same sum, RNE to fp16 per 16-block (rows 11-12, the
-  // toolbox's 0-fraction-bit fp16 output is a defect, spec §2.5).
-  for (Fmt in : {e4m3, e5m2}) {
-    add(with(nv("ada-qmma", "mma.sync", in, fp32, 16, 8, 32, 16, 13, -132),
-             [](ModelRow& r) { r.out_frac_bits = 13; }));
-    add(nv("ada-qmma", "mma.sync", in, fp16, 16, 8, 32, 16, 13, -132));
-  }
-
-  // --- Hopper and Blackwell HMMA: N 16 (tf32 8), F 25, floors -133 / -21
-  // (rows 13-16, 19-22).
-  add(nv("hopper-hmma", "mma.sync", fp16, fp32, 16, 8, 16, 16, 25, -133));
-  add(nv("hopper-hmma", "mma.sync", fp16, fp16, 16, 8, 16, 16, 25, -21));
-  add(nv("hopper-hmma", "mma.sync", bf16, fp32, 16, 8, 16, 16, 25, -133));
-  add(nv("hopper-hmma", "mma.sync", tf32, fp32, 16, 8, 8, 8, 25, -133));
-
-  // --- Hopper wgmma fp8 (QGMMA): N 32, F 13, 13-bit fp32 results (row 17).
-  // The public H100/H200 fp8->fp32 data were made with scale-d = 0 (D = A*B),
-  // spec §4.1; that variant is its own row.
-  for (Fmt in : {e4m3, e5m2}) {
-    add(with(nv("hopper-wgmma", "wgmma", in, fp32, 64, 8, 32, 32, 13, -133), [](ModelRow& r) {
-      r.out_frac_bits = 13;
-      r.data_source = false;
-    }));
-    add(with(nv("hopper-wgmma", "wgmma.scale-d=0", in, fp32, 64, 8, 32, 32, 13, -133),
-             [](ModelRow& r) {
-               r.out_frac_bits = 13;
-               r.ignores_c = true;
-               r.gemm_default = false;
-               r.note = "D = A*B: the accumulator is not read";
-             }));
-    add(with(nv("hopper-wgmma", "wgmma", in, fp16, 64, 8, 32, 32, 13, -133),
-             [](ModelRow& r) { r.data_source = false; }));
-  }
-
-  // --- fp8 mma.sync on Hopper and B200: converted to fp16 and run as two
-  // HMMA.16816 on interleaved pairs, c added last by RNE (spec §2.12).
-  for (Fmt in : {e4m3, e5m2}) {
-    for (Fmt out : {fp32, fp16}) {
-      add(with(nv("hmma-fp8", "mma.sync", in, out, 16, 8, 32, 16, 25, out == fp32 ? -133 : -21),
-               [&](ModelRow& r) {
-                 r.inputs_as_fp16 = true;
-                 r.grouping = Grouping::pair_interleave;
-                 r.c_entry = CEntry::late_rne;
-                 r.gemm_default = false;
-               }));
-    }
-  }
-
-  // --- Blackwell fp8: tcgen05 (UTCQMMA) on B200 and mma.sync (QMMA) on
-  // RTX PRO 6000: N 32, F 25 (row 23; fp16 output RNE per PN Tab. 3).
-  for (Fmt in : {e4m3, e5m2}) {
-    add(with(nv("tcgen05-fp8", "tcgen05.mma", in, fp32, 128, 8, 32, 32, 25, -133),
-             [](ModelRow& r) { r.data_source = false; }));
-    add(with(nv("tcgen05-fp8", "tcgen05.mma", in, fp16, 128, 8, 32, 32, 25, -21),
-             [](ModelRow& r) { r.data_source = false; }));
-    add(nv("sm120-qmma", "mma.sync", in, fp32, 16, 8, 32, 32, 25, -133));
-    add(nv("sm120-qmma", "mma.sync", in, fp16, 16, 8, 32, 32, 25, -21));
-  }
-
-  // --- NVIDIA fp64 DMMA: a chain of binary64 FMAs.
-  add(fma_chain("ampere-dmma", "mma.sync", fp64, 8, 8, 4, false));
-
-  // --- CDNA1 (MI100): exact sum of a block and c, one RNE (row 27-28).
-  {
-    ModelRow r = amd(ModelRow{});
-    r.family = "cdna1";
-    r.accum = Accumulation::exact;
-    r.product = ProductForm::normalised;
-    r.instr = "v_mfma_f32_16x16x16f16";
-    r.in = fp16, r.m = 16, r.n = 16, r.k = 16, r.block = 4;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x8bf16";
-    r.in = bf16, r.k = 8, r.block = 2;
-    add(r);
-  }
-  add(fma_chain("cdna1", "v_mfma_f32_16x16x4f32", fp32, 16, 16, 4, true));
-
-  // --- CDNA2 (MI210/MI250): products rounded to fp32, pairwise fp32 tree,
-  // c added last, no subnormals in or out (rows 29-30).
-  {
-    ModelRow r = amd(ModelRow{});
-    r.family = "cdna2";
-    r.accum = Accumulation::pairwise;
-    r.product = ProductForm::fp32_rne;
-    r.c_entry = CEntry::last;
-    r.in_subnormals = false;
-    r.out_subnormals = false;
-    r.product_overflow = true;
-    r.instr = "v_mfma_f32_16x16x16f16";
-    r.in = fp16, r.m = 16, r.n = 16, r.k = 16, r.block = 4, r.pair_group = 4;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x16bf16_1k";
-    r.in = bf16;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x8bf16";
-    r.k = 8, r.block = 2, r.pair_group = 2, r.gemm_default = false, r.data_source = false;
-    r.note = "pre-_1k bf16 instruction: pairs of 2";
-    add(r);
-  }
-  add(fma_chain("cdna2", "v_mfma_f32_16x16x4f32", fp32, 16, 16, 4, true));
-  add(fma_chain("cdna2", "v_mfma_f64_16x16x4f64", fp64, 16, 16, 4, true));
-
-  // --- CDNA3 (MI300A/X): products aligned (F 24), c added late with the
-  // two-stage round-down of PA Algorithm 1; fp8 in odd/even groups with the
-  // 25-binade c cut-off (rows 31-33).
-  {
-    ModelRow r = amd(ModelRow{});
-    r.family = "cdna3";
-    r.c_entry = CEntry::late_rd;
-    r.late_rd = LateRd::two_stage;
-    r.frac_bits = 24;
-    r.zero_c_is_term = true;
-    r.zero_c_exp = -126;
-    r.late_exact_zero_c = true;
-    r.product_overflow = true;
-    r.instr = "v_mfma_f32_16x16x16_f16";
-    r.in = fp16, r.m = 16, r.n = 16, r.k = 16, r.block = 8;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x16_bf16";
-    r.in = bf16;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x8_xf32";
-    r.in = tf32, r.k = 8, r.block = 4;
-    add(r);
-    r.grouping = Grouping::odd_even;
-    r.late_c_cutoff = 25;
-    r.block = 16, r.k = 32;
-    r.instr = "v_mfma_f32_16x16x32_fp8_fp8";
-    r.in = e4m3fnuz;
-    add(r);
-    r.instr = "v_mfma_f32_16x16x32_bf8_bf8";
-    r.in = e5m2fnuz;
-    add(r);
-  }
-  add(fma_chain("cdna3", "v_mfma_f32_16x16x4_f32", fp32, 16, 16, 4, true));
-  add(fma_chain("cdna3", "v_mfma_f64_16x16x4_f64", fp64, 16, 16, 4, true));
+  for (const Line& l : kLines) v.push_back(row_of(l));
   return v;
 }
 
@@ -239,7 +196,7 @@ const std::vector<Gpu> kGpus = {
     {"B200", "sm_100 sm_100a blackwell", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma", "NVIDIA",
      "", "Blackwell"},
     {"B200-RN", "b200rn b200tcrn", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma", "NVIDIA",
-     "round=rne", "hypothetical B200 with round-to-nearest-even results (PN §5)"},
+     "round=rne", "hypothetical B200 with round-to-nearest-even results (NVIDIA paper, Section 5)"},
     {"RTXPRO6000", "sm_120 rtx-pro-6000", "hopper-hmma sm120-qmma", "NVIDIA", "",
      "Blackwell (RTX PRO 6000)"},
     {"MI100", "gfx908 cdna1 cdna", "cdna1", "AMD", "", "CDNA1"},
@@ -280,11 +237,8 @@ std::optional<Model> gpu_model(std::string_view name) {
     m.name = g.name;
     m.gpu = &g;
     for (const ModelRow& r : rows())
-      if (in_list(g.families, r.family)) {
-        ModelRow row = r;
-        apply_overrides(row, g.overrides);
-        m.rows.push_back(row);
-      }
+      if (in_list(g.families, r.family)) m.rows.push_back(r);
+    m.rows = apply_overrides(m.rows, g.overrides, g.name);
     return m;
   }
   return std::nullopt;

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The field table (fields.h). Each row of kFields is one ModelRow field; its
+// four Use entries say, for the aligned, exact, pairwise and fma paths in
+// that order, whether the path reads it (docs/models.md describes the paths;
+// the reference engine, src/ref, is what "reads" means here).
+//
+// Value ranges keep every engine path free of overflow: exponents (floor,
+// zero_c) stay within +-300 binades and c cut-offs within 600, beyond every
+// product and accumulator exponent of the supported formats (|e| < 300), so
+// exponent differences never leave int; frac <= 40 keeps a block's aligned
+// terms (< 2^(F+3)) and their sums in int64.
+#include "models/fields.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+namespace mmaemu::fields {
+namespace {
+
+[[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view valid) {
+  throw std::invalid_argument("custom model: invalid value '" + std::string(value) + "' for '" +
+                              std::string(key) + "' (valid: " + std::string(valid) + ")");
+}
+
+int to_int(std::string_view key, std::string_view v, int lo, int hi) {
+  long long x = 0;
+  const char* b = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
+  auto [p, ec] = std::from_chars(b, v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
+    bad(key, v, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return static_cast<int>(x);
+}
+
+uint32_t to_hex(std::string_view key, std::string_view v, std::string_view valid) {
+  std::string_view d = v;
+  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
+  uint32_t x = 0;
+  auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), x, 16);
+  if (d.empty() || ec != std::errc() || p != d.data() + d.size()) bad(key, v, valid);
+  return x;
+}
+
+bool to_bool(std::string_view key, std::string_view v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  bad(key, v, "0, 1");
+}
+
+template <typename E>
+struct Name {
+  const char* name;
+  E value;
+};
+
+constexpr Name<Round> kRounds[] = {
+    {"rne", Round::rne}, {"rz", Round::rz}, {"rd", Round::rd}, {"ru", Round::ru}, {"rna", Round::rna}};
+constexpr Name<ProductForm> kProducts[] = {{"denormalised", ProductForm::denormalised},
+                                           {"normalised", ProductForm::normalised},
+                                           {"fp32", ProductForm::fp32_rne}};
+constexpr Name<Accumulation> kAccums[] = {{"aligned", Accumulation::aligned},
+                                          {"exact", Accumulation::exact},
+                                          {"pairwise", Accumulation::pairwise},
+                                          {"fma", Accumulation::fma_chain}};
+constexpr Name<CEntry> kCEntries[] = {{"early", CEntry::early},
+                                      {"late_rd", CEntry::late_rd},
+                                      {"late_rne", CEntry::late_rne},
+                                      {"last", CEntry::last}};
+constexpr Name<Grouping> kGroupings[] = {{"contiguous", Grouping::contiguous},
+                                         {"odd_even", Grouping::odd_even},
+                                         {"pair_interleave", Grouping::pair_interleave}};
+constexpr Name<LateRd> kLateRds[] = {{"two_stage", LateRd::two_stage},
+                                     {"single_stage", LateRd::single_stage}};
+constexpr Name<FlushSign> kFlushSigns[] = {{"positive", FlushSign::positive},
+                                           {"keep", FlushSign::keep}};
+
+template <typename E, std::size_t N>
+E to_enum(std::string_view key, std::string_view v, const Name<E> (&names)[N]) {
+  std::string valid;
+  for (const auto& [name, e] : names) {
+    if (v == name) return e;
+    valid += valid.empty() ? "" : ", ";
+    valid += name;
+  }
+  bad(key, v, valid);
+}
+
+template <typename E, std::size_t N>
+std::string name_of(E e, const Name<E> (&names)[N]) {
+  for (const auto& [name, value] : names)
+    if (value == e) return name;
+  return "?";
+}
+
+// --- parsers and printers, by kind of field --------------------------------
+
+template <auto M, int lo, int hi>
+void parse_int(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_int(k, v, lo, hi); }
+template <auto M>
+std::string print_int(const ModelRow& r) { return std::to_string(r.*M); }
+
+// An integer or a word meaning "none" (stored as `none`).
+template <auto M, int lo, int hi, int none>
+void parse_opt(ModelRow& r, std::string_view k, std::string_view v) {
+  r.*M = v == "none" ? none : to_int(k, v, lo, hi);
+}
+template <auto M, int none>
+std::string print_opt(const ModelRow& r) { return r.*M == none ? "none" : std::to_string(r.*M); }
+
+template <auto M>
+void parse_bool(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_bool(k, v); }
+template <auto M>
+std::string print_bool(const ModelRow& r) { return r.*M ? "1" : "0"; }
+
+template <auto M, const auto& names>
+void parse_enum(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_enum(k, v, names); }
+template <auto M, const auto& names>
+std::string print_enum(const ModelRow& r) { return name_of(r.*M, names); }
+
+template <auto M>
+std::string print_str(const ModelRow& r) { return r.*M; }
+
+template <auto M>
+void parse_fmt(ModelRow& r, std::string_view k, std::string_view v) {
+  if (auto f = mmaemu::parse_fmt(v)) r.*M = *f;
+  else bad(k, v, "fp64, fp32, tf32, bf16, fp16, e4m3, e5m2, e4m3fnuz, e5m2fnuz");
+}
+template <auto M>
+std::string print_fmt(const ModelRow& r) { return info(r.*M).name; }
+
+void parse_zero_c(ModelRow& r, std::string_view k, std::string_view v) {
+  r.zero_c_is_term = v != "ignore";
+  r.zero_c_exp = r.zero_c_is_term ? to_int(k, v, -300, 300) : -126;
+}
+std::string print_zero_c(const ModelRow& r) {
+  return r.zero_c_is_term ? std::to_string(r.zero_c_exp) : "ignore";
+}
+
+void parse_nan32(ModelRow& r, std::string_view k, std::string_view v) {
+  const uint32_t x = to_hex(k, v, "an fp32 NaN bit pattern, e.g. 0x7fc00000");
+  if ((x & 0x7F800000u) != 0x7F800000u || (x & 0x7FFFFFu) == 0) bad(k, v, "an fp32 NaN bit pattern");
+  r.nan32 = x;
+}
+void parse_nan16(ModelRow& r, std::string_view k, std::string_view v) {
+  const uint32_t x = to_hex(k, v, "an fp16 NaN bit pattern, e.g. 0x7e00");
+  if (x > 0xFFFF || (x & 0x7C00) != 0x7C00 || (x & 0x3FF) == 0) bad(k, v, "an fp16 NaN bit pattern");
+  r.nan16 = static_cast<uint16_t>(x);
+}
+void parse_pair_group(ModelRow& r, std::string_view k, std::string_view v) {
+  r.pair_group = to_int(k, v, 2, 4);
+  if (r.pair_group == 3) bad(k, v, "2, 4");
+}
+
+std::string print_hex(uint32_t x, int digits) {
+  char s[16];
+  std::snprintf(s, sizeof s, "0x%0*x", digits, x);
+  return s;
+}
+std::string print_nan32(const ModelRow& r) { return print_hex(r.nan32, 8); }
+std::string print_nan16(const ModelRow& r) { return print_hex(r.nan16, 4); }
+
+// --- how each path uses a field -------------------------------------------
+
+constexpr Use R{When::always, nullptr, nullptr};
+constexpr Use N(const char* fixed, const char* instead) { return {When::never, fixed, instead}; }
+constexpr Use C(When w, const char* fixed) { return {w, fixed, nullptr}; }
+constexpr Use L{When::lookup, nullptr, nullptr};
+constexpr std::array<Use, 4> kAll{R, R, R, R};
+constexpr std::array<Use, 4> kLookup{L, L, L, L};
+
+constexpr const char* kExactNoWindow = "sums exactly, with no alignment window";
+constexpr const char* kPairNoWindow = "adds in fp32 arithmetic (RNE), with no alignment window";
+constexpr const char* kFmaNoWindow = "rounds each FMA in IEEE arithmetic, with no alignment window";
+constexpr const char* kNoLateRd = "has no late round-down addition of c (c=late_rd is an aligned-path mode)";
+constexpr const char* kNoLateRne = "has no late addition of c (c=late_rne is an aligned-path mode)";
+constexpr const char* kFmaIeee = "works as IEEE FMAs do: subnormals kept, nothing flushed";
+
+using M = ModelRow;
+constexpr Field kFields[] = {
+    {"family", "", "GPU family whose GPUs use the row", kLookup, nullptr, print_str<&M::family>, ""},
+    {"instr", "", "instruction as the vendor ISA names it", kLookup, nullptr, print_str<&M::instr>, ""},
+    {"in", "fp16, bf16, tf32, e4m3, e5m2, e4m3fnuz, e5m2fnuz, fp32, fp64", "format of A and B", kAll,
+     parse_fmt<&M::in>, print_fmt<&M::in>, "fp16 bf16 tf32 e4m3 e5m2 fp32"},
+    {"out", "fp32, fp16, fp64", "format of C and D", kAll, parse_fmt<&M::out>, print_fmt<&M::out>,
+     "fp32 fp16 fp64"},
+    {"m", "1..1024", "instruction shape: rows of D", kAll, parse_int<&M::m, 1, 1024>, print_int<&M::m>, "8 32"},
+    {"n", "1..1024", "instruction shape: columns of D", kAll, parse_int<&M::n, 1, 1024>, print_int<&M::n>,
+     "4 32"},
+    {"k", "1..1024", "instruction shape: products per output element", kAll, parse_int<&M::k, 1, 1024>,
+     print_int<&M::k>, "4 8 64"},
+    {"as_fp16", "0, 1", "fp8 A and B converted exactly to fp16 before the unit reads them",
+     {C(When::in_8bit, "0"), N("0", "reads A and B in their own format"),
+      N("0", "reads A and B in their own format"), N("0", "reads A and B in their own format")},
+     parse_bool<&M::inputs_as_fp16>, print_bool<&M::inputs_as_fp16>, "1 0"},
+    {"block", "1..64", "N_FMA: products fused per block",
+     {R, R, N("pair_group", "sums trees of pair_group products (set pair_group)"),
+      N("1", "chains one FMA per product")},
+     parse_int<&M::block, 1, 64>, print_int<&M::block>, "1 2 4 16"},
+    {"frac", "1..40", "F: fraction bits of the alignment window",
+     {R, N("23", kExactNoWindow), N("23", kPairNoWindow), N("23", kFmaNoWindow)},
+     parse_int<&M::frac_bits, 1, 40>, print_int<&M::frac_bits>, "10 23 30"},
+    {"out_frac", "-1 (the output format's), 0..52", "fraction bits the block result is rounded to",
+     {R, R, N("-1", "rounds every sum to the full fp32 format"),
+      N("-1", "rounds each FMA to the full output format")},
+     parse_int<&M::out_frac_bits, -1, 52>, print_int<&M::out_frac_bits>, "5 13"},
+    {"product", "denormalised, normalised, fp32", "how each product a_i*b_i is formed",
+     {R, N("normalised", "sums the products exactly, whatever their form"),
+      N("fp32", "rounds every product to fp32 (RNE)"), N("normalised", "keeps each product exact inside its FMA")},
+     parse_enum<&M::product, kProducts>, print_enum<&M::product, kProducts>, "denormalised normalised fp32"},
+    {"accum", "aligned, exact, pairwise, fma", "accumulation path: how the terms of a block are summed", kAll,
+     parse_enum<&M::accum, kAccums>, print_enum<&M::accum, kAccums>, "aligned exact pairwise fma"},
+    {"c", "early, late_rd, late_rne, last", "where the accumulator c enters a block",
+     {R, N("early", "sums c with the products exactly (c early)"),
+      N("last", "adds c after the tree by one fp32 RNE addition"), N("early", "starts the FMA chain at c")},
+     parse_enum<&M::c_entry, kCEntries>, print_enum<&M::c_entry, kCEntries>, "early late_rd late_rne last"},
+    {"grouping", "contiguous, odd_even, pair_interleave", "how a block's products are split before summation",
+     {R, N("contiguous", "sums the whole block at once"), N("contiguous", "sums a fixed tree of pairs"),
+      N("contiguous", "chains the products in order")},
+     parse_enum<&M::grouping, kGroupings>, print_enum<&M::grouping, kGroupings>,
+     "contiguous odd_even pair_interleave"},
+    {"late_rd", "two_stage, single_stage", "round-down of the late c addition when c dominates",
+     {C(When::c_late_rd, "two_stage"), N("two_stage", kNoLateRd), N("two_stage", kNoLateRd),
+      N("two_stage", kNoLateRd)},
+     parse_enum<&M::late_rd, kLateRds>, print_enum<&M::late_rd, kLateRds>, "two_stage single_stage"},
+    {"late_exact_zero_c", "0, 1", "c = 0 dominating: the exact product sum enters the round-down",
+     {C(When::c_late_rd_zero_c, "0"), N("0", kNoLateRd), N("0", kNoLateRd), N("0", kNoLateRd)},
+     parse_bool<&M::late_exact_zero_c>, print_bool<&M::late_exact_zero_c>, "1 0"},
+    {"cutoff", "none, 0..600", "late c more than this many binades below the product sum is dropped",
+     {C(When::c_late_rd, "none"), N("none", kNoLateRd), N("none", kNoLateRd), N("none", kNoLateRd)},
+     parse_opt<&M::late_c_cutoff, 0, 600, -1>, print_opt<&M::late_c_cutoff, -1>, "none 0 25"},
+    {"pair_group", "2, 4", "products per pairwise tree",
+     {N("4", "sums blocks of `block` products (set block)"), N("4", "sums blocks of `block` products (set block)"),
+      R, N("4", "chains one FMA per product")},
+     parse_pair_group, print_int<&M::pair_group>, "2 4"},
+    {"floor", "none, -300..300", "lowest alignment exponent",
+     {R, N("none", kExactNoWindow), N("none", kPairNoWindow), N("none", kFmaNoWindow)},
+     parse_opt<&M::align_floor, -300, 300, kNoFloor>, print_opt<&M::align_floor, kNoFloor>, "none -20 0 100"},
+    {"zero_c", "ignore, -300..300", "c = 0 takes part in the alignment with this exponent",
+     {R, N("ignore", "sums exactly: a zero c adds nothing"), N("ignore", "adds a zero c in fp32 (RNE)"),
+      N("ignore", "adds a zero c inside an IEEE FMA")},
+     parse_zero_c, print_zero_c, "ignore -10 0 100"},
+    {"round", "rne, rz, rd, ru, rna", "rounding of each block result to out",
+     {R, R, N("rne", "rounds every product and addition to nearest-even (fp32 RNE)"),
+      N("rne", "rounds each FMA to nearest-even (IEEE)")},
+     parse_enum<&M::final_round, kRounds>, print_enum<&M::final_round, kRounds>, "rne rz rd ru rna"},
+    {"late_round", "rne, rz, rd, ru, rna", "rounding of the late c addition (c=late_rne)",
+     {C(When::c_late_rne, "rne"), N("rne", kNoLateRne), N("rne", kNoLateRne), N("rne", kNoLateRne)},
+     parse_enum<&M::late_round, kRounds>, print_enum<&M::late_round, kRounds>, "rne rz"},
+    {"in_sub", "0, 1", "0: subnormal a_i, b_i are read as zero", {R, R, R, N("1", kFmaIeee)},
+     parse_bool<&M::in_subnormals>, print_bool<&M::in_subnormals>, "0 1"},
+    {"out_sub", "0, 1", "0: subnormal c, products and results are flushed to zero", {R, R, R, N("1", kFmaIeee)},
+     parse_bool<&M::out_subnormals>, print_bool<&M::out_subnormals>, "0 1"},
+    {"flush_sign", "positive, keep", "sign of the zeros that flushing (out_sub=0) produces",
+     {C(When::out_flushes_small, "positive"), C(When::out_flushes_small, "positive"),
+      C(When::out_flushes, "positive"), N("positive", kFmaIeee)},
+     parse_enum<&M::flush_sign, kFlushSigns>, print_enum<&M::flush_sign, kFlushSigns>, "keep positive"},
+    {"prd_ovf", "0, 1", "a product |a_i*b_i| >= 2^128 gives +-Inf (NaN if both signs)",
+     {C(When::wide_products, "0"), C(When::wide_products, "0"),
+      N("0", "rounds every product to fp32, where one >= 2^128 overflows to Inf by itself"),
+      N("0", "forms each product inside an IEEE FMA, which overflows as IEEE does")},
+     parse_bool<&M::product_overflow>, print_bool<&M::product_overflow>, "1 0"},
+    {"nan32", "an fp32 NaN bit pattern", "NaN produced for fp32 (and, widened, fp64) results",
+     {C(When::out_not_fp16, "0x7fffffff"), C(When::out_not_fp16, "0x7fffffff"), C(When::out_not_fp16, "0x7fffffff"),
+      C(When::out_not_fp16, "0x7fffffff")},
+     parse_nan32, print_nan32, "0x7fc00000 0xffffffff"},
+    {"nan16", "an fp16 NaN bit pattern", "NaN produced for fp16 results",
+     {C(When::out_fp16, "0x7fff"), C(When::out_fp16, "0x7fff"), C(When::out_fp16, "0x7fff"),
+      C(When::out_fp16, "0x7fff")},
+     parse_nan16, print_nan16, "0x7e00 0xfe00"},
+    {"ignores_c", "0, 1", "1: D = A*B, the accumulator is not read (wgmma scale-d=0)", kAll,
+     parse_bool<&M::ignores_c>, print_bool<&M::ignores_c>, "1 0"},
+    {"gemm_default", "", "the row a GEMM uses for its (in, out)", kLookup, nullptr, print_bool<&M::gemm_default>, ""},
+    {"data_source", "", "the instruction that produced the public data", kLookup, nullptr,
+     print_bool<&M::data_source>, ""},
+    {"note", "", "remark shown by mmaemu models", kLookup, nullptr, print_str<&M::note>, ""},
+};
+
+const char* when_text(When w) {
+  switch (w) {
+    case When::c_late_rd: return "c=late_rd";
+    case When::c_late_rd_zero_c: return "c=late_rd, zero_c set and products that can lie below 2^zero_c";
+    case When::c_late_rne: return "c=late_rne";
+    case When::in_8bit: return "fp8 inputs";
+    case When::wide_products: return "bf16, tf32 or fp32 inputs";
+    case When::out_fp16: return "out=fp16";
+    case When::out_not_fp16: return "out=fp32 or fp64";
+    case When::out_flushes: return "out_sub=0";
+    case When::out_flushes_small: return "out_sub=0 and products that can lie below out's normal range";
+    default: return "";
+  }
+}
+
+bool holds(When w, const ModelRow& r) {
+  const Fmt unit_in = r.inputs_as_fp16 ? Fmt::fp16 : r.in;
+  switch (w) {
+    case When::always: return true;
+    case When::never: return false;
+    case When::c_late_rd: return r.c_entry == CEntry::late_rd;
+    case When::c_late_rd_zero_c:  // some product exponent e_a + e_b < zero_c
+      return r.c_entry == CEntry::late_rd && r.zero_c_is_term && 2 * info(unit_in).emin() < r.zero_c_exp;
+    case When::c_late_rne: return r.c_entry == CEntry::late_rne;
+    case When::in_8bit: return info(r.in).width == 8;
+    case When::wide_products: return info(unit_in).emax() >= 64;  // max^2 >= 2^128
+    case When::out_fp16: return r.out == Fmt::fp16;
+    case When::out_not_fp16: return r.out != Fmt::fp16;
+    case When::out_flushes: return !r.out_subnormals;
+    case When::out_flushes_small:  // a sum of products can be subnormal in out
+      return !r.out_subnormals &&
+             2 * (info(unit_in).emin() - info(unit_in).man_bits) < info(r.out).emin();
+    case When::lookup: return true;
+  }
+  return false;
+}
+
+// --- rules between fields ---------------------------------------------------
+
+struct Rule {
+  const char* text;
+  const char* keys;  // the fields the rule concerns, printed with the error
+  bool (*ok)(const ModelRow&);
+};
+
+bool narrow_in(const ModelRow& r) { return r.in != Fmt::fp32 && r.in != Fmt::fp64; }
+
+constexpr Rule kRules[] = {
+    {"out must be fp32 or fp16 (fp64 only on the fma path)", "accum out",
+     [](const M& r) { return r.out == Fmt::fp32 || r.out == Fmt::fp16 || r.accum == Accumulation::fma_chain; }},
+    {"the aligned and exact paths take fp16, bf16, tf32 or fp8 inputs", "accum in",
+     [](const M& r) { return r.accum == Accumulation::pairwise || r.accum == Accumulation::fma_chain || narrow_in(r); }},
+    {"the pairwise path adds in fp32: out must be fp32 and in an fp16, bf16, tf32 or fp8 format", "accum in out",
+     [](const M& r) { return r.accum != Accumulation::pairwise || (r.out == Fmt::fp32 && narrow_in(r)); }},
+    {"the fma path chains fp32 FMAs (out=fp32, in of at most 32 bits) or fp64 FMAs (in=out=fp64)", "accum in out",
+     [](const M& r) {
+       return r.accum != Accumulation::fma_chain || (r.out == Fmt::fp32 && r.in != Fmt::fp64) ||
+              (r.in == Fmt::fp64 && r.out == Fmt::fp64);
+     }},
+    {"product=fp32 (products rounded to fp32) is the pairwise path's; the aligned path forms exact products",
+     "accum product", [](const M& r) { return r.accum != Accumulation::aligned || r.product != ProductForm::fp32_rne; }},
+    {"c=last is the pairwise path's; the aligned path takes c=early, late_rd or late_rne", "accum c",
+     [](const M& r) { return r.accum != Accumulation::aligned || r.c_entry != CEntry::last; }},
+    {"grouping=odd_even needs c=late_rd", "grouping c",
+     [](const M& r) { return r.grouping != Grouping::odd_even || r.c_entry == CEntry::late_rd; }},
+    {"grouping=pair_interleave needs c=early or c=late_rne", "grouping c",
+     [](const M& r) {
+       return r.grouping != Grouping::pair_interleave || r.c_entry == CEntry::early || r.c_entry == CEntry::late_rne;
+     }},
+    {"grouping=pair_interleave chains two blocks per instruction, so k must be 2*block", "grouping k block",
+     [](const M& r) { return r.grouping != Grouping::pair_interleave || r.k == 2 * r.block; }},
+    {"c=late_rd needs frac >= 23", "c frac", [](const M& r) { return r.c_entry != CEntry::late_rd || r.frac_bits >= 23; }},
+    {"out_frac exceeds the fraction bits of out", "out_frac out",
+     [](const M& r) { return r.out_frac_bits <= info(r.out).man_bits; }},
+};
+
+std::string values_of(const ModelRow& r, std::string_view keys) {
+  std::string s;
+  while (!keys.empty()) {
+    const std::size_t sp = keys.find(' ');
+    const std::string_view key = keys.substr(0, sp);
+    keys = sp == std::string_view::npos ? std::string_view{} : keys.substr(sp + 1);
+    s += (s.empty() ? "" : ", ") + std::string(key) + "=" + find(key)->print(r);
+  }
+  return s;
+}
+
+std::string row_name(const ModelRow& r) {
+  return std::string(info(r.in).name) + "->" + info(r.out).name + " " + r.instr;
+}
+
+}  // namespace
+
+std::span<const Field> table() { return kFields; }
+
+const Field* find(std::string_view key) {
+  for (const Field& f : kFields)
+    if (f.parse && key == f.key) return &f;
+  return nullptr;
+}
+
+const char* path_name(Accumulation a) { return kAccums[static_cast<int>(a)].name; }
+
+bool reads(const Field& f, const ModelRow& row) {
+  return holds(f.use[static_cast<int>(row.accum)].when, row);
+}
+
+std::string why_unread(const Field& f, const ModelRow& row) {
+  const Use& u = f.use[static_cast<int>(row.accum)];
+  const std::string path = std::string("the ") + path_name(row.accum) + " path";
+  if (u.when == When::never) return path + " " + u.instead;
+  return path + " reads " + f.key + " only with " + when_text(u.when);
+}
+
+std::string fixed_value(const Field& f, const ModelRow& row) {
+  const char* fixed = f.use[static_cast<int>(row.accum)].fixed;
+  if (!fixed) return f.print(row);
+  if (const Field* other = find(fixed)) return other->print(row);
+  ModelRow copy = row;
+  f.parse(copy, f.key, fixed);
+  return f.print(copy);
+}
+
+void reset_unread(ModelRow& row, const std::vector<const Field*>& keep) {
+  for (const Field& f : kFields) {
+    if (!f.parse || reads(f, row) || std::find(keep.begin(), keep.end(), &f) != keep.end()) continue;
+    f.parse(row, f.key, fixed_value(f, row));
+  }
+}
+
+void check_row(const ModelRow& row) {
+  for (const Rule& rule : kRules)
+    if (!rule.ok(row))
+      throw std::invalid_argument("custom model: " + std::string(rule.text) + " (row " + row_name(row) +
+                                  ": " + values_of(row, rule.keys) + ")");
+  for (const Field& f : kFields) {
+    if (!f.parse || reads(f, row) || f.print(row) == fixed_value(f, row)) continue;
+    throw std::invalid_argument("custom model: " + std::string(f.key) + "=" + f.print(row) + " is not read: " +
+                                why_unread(f, row) + " (row " + row_name(row) + ")");
+  }
+}
+
+std::string key_list() {
+  std::string s = "base";
+  for (const Field& f : kFields)
+    if (f.parse) s += std::string(", ") + f.key;
+  return s;
+}
+
+namespace {
+
+std::string readers(const Field& f) {
+  std::string s;
+  int always = 0;
+  for (int p = 0; p < 4; ++p) {
+    const Use& u = f.use[p];
+    if (u.when == When::never) continue;
+    always += u.when == When::always;
+    s += s.empty() ? "" : ", ";
+    s += kAccums[p].name;
+    if (u.when != When::always) s += std::string(" (") + when_text(u.when) + ")";
+  }
+  return always == 4 ? "all" : s;
+}
+
+}  // namespace
+
+std::string describe_keys(bool markdown) {
+  std::string s = markdown ? "| key | values | read by | meaning |\n|---|---|---|---|\n" : "";
+  char line[512];
+  for (const Field& f : kFields) {
+    if (!f.parse) continue;
+    if (markdown)
+      s += "| `" + std::string(f.key) + "` | " + f.values + " | " + readers(f) + " | " + f.doc + " |\n";
+    else {
+      std::snprintf(line, sizeof line, "%-18s %-44s %s\n%18s read by: %s\n", f.key, f.values, f.doc, "",
+                    readers(f).c_str());
+      s += line;
+    }
+  }
+  return s;
+}
+
+std::string dump_row(const ModelRow& row) {
+  std::string s;
+  for (const Field& f : kFields) s += std::string("  ") + f.key + " " + f.print(row) + "\n";
+  return s;
+}
+
+std::string dump_rows() {
+  std::string s = "# Every registry row, every field: mmaemu models --dump (tests/models checks it).\n";
+  for (std::size_t i = 0; i < rows().size(); ++i)
+    s += "row " + std::to_string(i) + "\n" + dump_row(rows()[i]);
+  return s;
+}
+
+std::string read_params(const ModelRow& row) {
+  std::string s;
+  for (const Field& f : kFields) {
+    const std::string_view key = f.key;
+    if (!f.parse || !reads(f, row) || key == "in" || key == "out" || key == "m" || key == "n" || key == "k")
+      continue;
+    s += (s.empty() ? "" : " ") + std::string(key) + "=" + f.print(row);
+  }
+  return s;
+}
+
+}  // namespace mmaemu::fields
