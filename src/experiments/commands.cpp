@@ -35,7 +35,7 @@ const char* const kCompareUsage =
 const char* const kExperimentUsage =
     "usage: mmaemu experiment multiword [--input FMT] [--words LIST] [--models LIST] [--out DIR]\n"
     "                                   [--points P] [--nmax N] [--seed S] [--threads T] [--quiet]\n"
-    "                                   [--toolbox]\n"
+    "                                   [--toolbox [--session-start]]\n"
     "  The multi-word GEMM experiment of Mary & Mikaitis (2025, Sec. 5) as in the tensor-core\n"
     "  and matrix-core papers: A 10 x n, B n x 10, log-uniform magnitudes in [1e-10, 1e10],\n"
     "  power-of-two diagonal scaling, p words of FMT accumulated on the unit's fp32\n"
@@ -48,7 +48,9 @@ const char* const kExperimentUsage =
     "  MATLAB's rng(1) stream in the script's draw order, truncated words, n up to --nmax\n"
     "  (default 10^6) of floor(logspace(1,6,20)); --input fp16, bf16 or e5m2; models and words\n"
     "  as the script runs them (default: all). Prints each file (\"==> FILE <==\" first);\n"
-    "  --out DIR writes DIR/matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat.\n";
+    "  --out DIR writes DIR/matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat.\n"
+    "  --session-start: the model's run opened its MATLAB session, so its first point's words\n"
+    "  are rounded to nearest (CPFloat's default before the first GEMM call; one model).\n";
 
 namespace {
 
@@ -223,6 +225,8 @@ std::vector<const ToolboxSeries*> toolbox_selection(const Options& o, Fmt in) {
 
 int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.has("points")) throw UsageError("--toolbox: the grid is the toolbox's (no --points; --nmax cuts it)");
+  if (o.flags.count("session-start") && o.has("models") && parse_models(o.get("models", "")).size() != 1)
+    throw UsageError("--session-start: one model (the series that opened the MATLAB session)");
   const Fmt in = parse_format("input", o.get("input", "fp16"));
   const std::vector<const ToolboxSeries*> series = toolbox_selection(o, in);
   const std::vector<int> words = o.has("words") ? parse_words(o.get("words", "")) : std::vector<int>{};
@@ -243,7 +247,8 @@ int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err
     const ModelRow* row = model.find(in, Fmt::fp32);
     if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, in, Fmt::fp32));
     for (const ToolboxSet& set :
-         run_toolbox_series(*s, *row, words, nmax, seed, threads, o.flags.count("quiet") ? nullptr : &err)) {
+         run_toolbox_series(*s, *row, words, nmax, seed, threads, o.flags.count("quiet") ? nullptr : &err,
+                            o.flags.count("session-start") != 0)) {
       const std::string name = toolbox_file_name(in, s->model, set.words);
       const std::string dat = toolbox_dat(set.points);
       out << "==> " << name << " <==\n" << dat;
@@ -264,12 +269,13 @@ int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err
 
 int cmd_multiword(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Options o = parse_options(
-      args, {"input", "words", "models", "out", "points", "nmax", "seed", "threads"}, {"quiet", "help", "toolbox"});
+      args, {"input", "words", "models", "out", "points", "nmax", "seed", "threads"}, {"quiet", "help", "toolbox", "session-start"});
   if (o.flags.count("help")) {
     out << kExperimentUsage;
     return 0;
   }
   if (o.flags.count("toolbox")) return cmd_multiword_toolbox(o, out, err);
+  if (o.flags.count("session-start")) throw UsageError("--session-start goes with --toolbox");
   MultiwordConfig cfg;
   cfg.in = parse_format("input", o.get("input", "fp16"));
   if (info(cfg.in).width > 16 && cfg.in != Fmt::tf32)

@@ -84,13 +84,15 @@ struct ToolboxPoint {
 /// word counts `words` (empty: all the series runs), drawn from rng(seed) in
 /// the script's order (a word count not asked for is drawn and skipped), on
 /// the unit `row`. Progress lines (one per point) go to `progress` if set.
+/// session_start: the series was the first run of its MATLAB session, so
+/// its first point (p = words[0], n = 10) has words rounded to nearest.
 struct ToolboxSet {
   int words = 0;
   std::vector<ToolboxPoint> points;
 };
 std::vector<ToolboxSet> run_toolbox_series(const ToolboxSeries& series, const ModelRow& row,
                                            const std::vector<int>& words, std::size_t nmax, uint32_t seed, int threads,
-                                           std::ostream* progress);
+                                           std::ostream* progress, bool session_start = false);
 
 /// The file's text: "n error bound \n", then "%d %e %e \n" per point.
 std::string toolbox_dat(const std::vector<ToolboxPoint>& points);

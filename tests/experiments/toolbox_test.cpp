@@ -64,10 +64,11 @@ const ToolboxSeries& series(Fmt in, const char* model) {
 }
 
 // Every point with n <= nmax of the published files of `words`, digit for digit.
-void check_sets(Fmt in, const char* model, const std::vector<int>& words, std::size_t nmax) {
+void check_sets(Fmt in, const char* model, const std::vector<int>& words, std::size_t nmax,
+                bool session_start = false) {
   const Model m = lookup_model(model);
   const std::vector<ToolboxSet> sets =
-      run_toolbox_series(series(in, model), *m.find(in, Fmt::fp32), words, nmax, 1, 0, nullptr);
+      run_toolbox_series(series(in, model), *m.find(in, Fmt::fp32), words, nmax, 1, 0, nullptr, session_start);
   REQUIRE(sets.size() == words.size());
   for (const ToolboxSet& set : sets) {
     const std::string file = toolbox_file_name(in, model, set.words);
@@ -140,9 +141,22 @@ TEST_CASE("multiword --toolbox reproduces the published errors (n <= 379)") {
   check_sets(Fmt::fp16, "b200", {1, 2}, 379);
 }
 
+TEST_CASE("--session-start: H100 e5m2 opened its MATLAB session (its n = 10 words rounded to nearest)") {
+  check_sets(Fmt::e5m2, "h100", {1}, 379, true);
+  // Truncated like every other point, n = 10 gives 1.456549e-02, not the published 1.026486e-02.
+  const Model m = lookup_model("H100");
+  const std::vector<ToolboxSet> rz =
+      run_toolbox_series(series(Fmt::e5m2, "h100"), *m.find(Fmt::e5m2, Fmt::fp32), {1}, 10, 1, 0, nullptr);
+  REQUIRE(rz.size() == 1);
+  REQUIRE(rz[0].points.size() == 1);
+  CHECK(as_printed(rz[0].points[0].error, "0.000000e+00") == "1.456549e-02");
+}
+
 TEST_CASE("full: multiword --toolbox reproduces the published files on the whole grid" * doctest::skip()) {
   check_sets(Fmt::e5m2, "b200", {1, 4, 6}, 1000000);
   check_sets(Fmt::fp16, "b200", {1, 2}, 1000000);
+  check_sets(Fmt::e5m2, "l40s", {1, 4, 6}, 1000000);
+  check_sets(Fmt::e5m2, "h100", {1, 4, 6}, 1000000, true);
 }
 
 TEST_CASE("multiword --toolbox: the CLI prints the file, and refuses what the script does not run") {
@@ -169,4 +183,7 @@ TEST_CASE("multiword --toolbox: the CLI prints the file, and refuses what the sc
   std::ostringstream o5, e5;
   CHECK(cmd_experiment({"multiword", "--toolbox", "--points", "3"}, o5, e5) == 2);
   CHECK(e5.str().find("no --points") != std::string::npos);
+  std::ostringstream o6, e6;
+  CHECK(cmd_experiment({"multiword", "--session-start"}, o6, e6) == 2);
+  CHECK(e6.str().find("--session-start goes with --toolbox") != std::string::npos);
 }
