@@ -141,7 +141,8 @@ TEST_CASE("multiword --toolbox reproduces the published errors (n <= 379)") {
   check_sets(Fmt::fp16, "b200", {1, 2}, 379);
 }
 
-TEST_CASE("--session-start: H100 e5m2 opened its MATLAB session (its n = 10 words rounded to nearest)") {
+TEST_CASE("--session-start: V100 fp16 and H100 e5m2 opened MATLAB sessions (n = 10 words rounded to nearest)") {
+  check_sets(Fmt::fp16, "v100", {1}, 379, true);  // the first split of experiments.m
   check_sets(Fmt::e5m2, "h100", {1}, 379, true);
   // Truncated like every other point, n = 10 gives 1.456549e-02, not the published 1.026486e-02.
   const Model m = lookup_model("H100");
@@ -150,6 +151,14 @@ TEST_CASE("--session-start: H100 e5m2 opened its MATLAB session (its n = 10 word
   REQUIRE(rz.size() == 1);
   REQUIRE(rz[0].points.size() == 1);
   CHECK(as_printed(rz[0].points[0].error, "0.000000e+00") == "1.456549e-02");
+}
+
+TEST_CASE("full: every series of experiments.m up to n = 4281" * doctest::skip()) {
+  for (const ToolboxSeries& s : toolbox_series()) {
+    // The sessions' first splits: v100 (experiments.m's first) and h100 on e5m2.
+    const bool session_start = std::string(s.model) == (s.in == Fmt::e5m2 ? "h100" : "v100");
+    check_sets(s.in, s.model, s.words, 4281, session_start && s.in != Fmt::bf16);
+  }
 }
 
 TEST_CASE("full: multiword --toolbox reproduces the published files on the whole grid" * doctest::skip()) {
