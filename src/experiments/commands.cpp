@@ -15,6 +15,7 @@
 #include "experiments/matrix.h"
 #include "experiments/multiword.h"
 #include "experiments/plot.h"
+#include "experiments/toolbox.h"
 
 namespace mmaemu::experiments {
 
@@ -34,6 +35,7 @@ const char* const kCompareUsage =
 const char* const kExperimentUsage =
     "usage: mmaemu experiment multiword [--input FMT] [--words LIST] [--models LIST] [--out DIR]\n"
     "                                   [--points P] [--nmax N] [--seed S] [--threads T] [--quiet]\n"
+    "                                   [--toolbox [--session-start]]\n"
     "  The multi-word GEMM experiment of Mary & Mikaitis (2025, Sec. 5) as in the tensor-core\n"
     "  and matrix-core papers: A 10 x n, B n x 10, log-uniform magnitudes in [1e-10, 1e10],\n"
     "  power-of-two diagonal scaling, p words of FMT accumulated on the unit's fp32\n"
@@ -41,7 +43,14 @@ const char* const kExperimentUsage =
     "  --words 2 (LIST: 1,2,3 or 1..6; each in 1..6), every model, --points 20, --nmax 550000\n"
     "  (10^6 gives the papers' grid), --seed 1. --out DIR writes DIR/multiword.csv and\n"
     "  DIR/multiword.png (gnuplot). LIST of models as for compare (B200@mma.sync: the\n"
-    "  fp8 path the toolbox's B200TC models).\n";
+    "  fp8 path the toolbox's B200TC models).\n"
+    "  --toolbox: the toolbox's own run (experiments.m), reproducing its published data files:\n"
+    "  MATLAB's rng(1) stream in the script's draw order, truncated words, n up to --nmax\n"
+    "  (default 10^6) of floor(logspace(1,6,20)); --input fp16, bf16 or e5m2; models and words\n"
+    "  as the script runs them (default: all). Prints each file (\"==> FILE <==\" first);\n"
+    "  --out DIR writes DIR/matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat.\n"
+    "  --session-start: the model's run opened its MATLAB session, so its first point's words\n"
+    "  are rounded to nearest (CPFloat's default before the first GEMM call; one model).\n";
 
 namespace {
 
@@ -180,13 +189,93 @@ std::vector<int> parse_words(const std::string& text) {
   return w;
 }
 
+std::string make_out_dir(const Options& o) {
+  const std::string dir = o.get("out", "");
+  if (!dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) throw UsageError("--out: cannot create directory '" + dir + "'");
+  }
+  return dir;
+}
+
+// The toolbox's series (toolbox_series) that --input and --models select.
+std::vector<const ToolboxSeries*> toolbox_selection(const Options& o, Fmt in) {
+  std::vector<const ToolboxSeries*> all;
+  std::string names;
+  for (const ToolboxSeries& s : toolbox_series())
+    if (s.in == in) {
+      all.push_back(&s);
+      names += std::string(names.empty() ? "" : ", ") + s.model;
+    }
+  if (all.empty()) throw UsageError("--toolbox: the toolbox's experiments.m runs no such --input (valid: fp16, bf16, e5m2)");
+  if (!o.has("models")) return all;
+  std::vector<const ToolboxSeries*> chosen;
+  for (const Model& m : parse_models(o.get("models", ""))) {
+    const ToolboxSeries* hit = nullptr;
+    for (const ToolboxSeries* s : all)
+      if (lookup_model(s->model).name == m.name) hit = s;
+    if (!hit)
+      throw UsageError("--toolbox: experiments.m runs " + std::string(info(in).name) + " only on " + names + ", not " +
+                       m.name);
+    chosen.push_back(hit);
+  }
+  return chosen;
+}
+
+int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.has("points")) throw UsageError("--toolbox: the grid is the toolbox's (no --points; --nmax cuts it)");
+  if (o.flags.count("session-start") && o.has("models") && parse_models(o.get("models", "")).size() != 1)
+    throw UsageError("--session-start: one model (the series that opened the MATLAB session)");
+  const Fmt in = parse_format("input", o.get("input", "fp16"));
+  const std::vector<const ToolboxSeries*> series = toolbox_selection(o, in);
+  const std::vector<int> words = o.has("words") ? parse_words(o.get("words", "")) : std::vector<int>{};
+  const auto nmax = static_cast<std::size_t>(parse_int("nmax", o.get("nmax", "1000000"), 10, 1000000));
+  const auto seed = static_cast<uint32_t>(parse_int("seed", o.get("seed", "1"), 0, 0xFFFFFFFFLL));
+  const int threads = static_cast<int>(parse_int("threads", o.get("threads", "0"), 0, 1024));
+  const std::string dir = make_out_dir(o);
+  for (const ToolboxSeries* s : series)
+    for (int p : words)
+      if (std::find(s->words.begin(), s->words.end(), p) == s->words.end()) {
+        std::string run;
+        for (int w : s->words) run += (run.empty() ? "" : ", ") + std::to_string(w);
+        throw UsageError("--toolbox: experiments.m runs " + std::string(s->model) + " on " + info(in).name +
+                         " with p = " + run + " words, not " + std::to_string(p));
+      }
+  for (const ToolboxSeries* s : series) {
+    const Model model = lookup_model(s->model);
+    const ModelRow* row = model.find(in, Fmt::fp32);
+    if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, in, Fmt::fp32));
+    for (const ToolboxSet& set :
+         run_toolbox_series(*s, *row, words, nmax, seed, threads, o.flags.count("quiet") ? nullptr : &err,
+                            o.flags.count("session-start") != 0)) {
+      const std::string name = toolbox_file_name(in, s->model, set.words);
+      const std::string dat = toolbox_dat(set.points);
+      out << "==> " << name << " <==\n" << dat;
+      if (dir.empty()) continue;
+      const std::string path = (std::filesystem::path(dir) / name).string();
+      std::ofstream f(path, std::ios::binary);
+      f << dat;
+      f.close();
+      if (!f) {
+        err << "mmaemu experiment multiword: cannot write " << path << "\n";
+        return 2;
+      }
+      out << "wrote " << path << "\n";
+    }
+  }
+  return 0;
+}
+
 int cmd_multiword(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Options o = parse_options(
-      args, {"input", "words", "models", "out", "points", "nmax", "seed", "threads"}, {"quiet", "help"});
+      args, {"input", "words", "models", "out", "points", "nmax", "seed", "threads"}, {"quiet", "help", "toolbox", "session-start"});
   if (o.flags.count("help")) {
     out << kExperimentUsage;
     return 0;
   }
+  if (o.flags.count("toolbox")) return cmd_multiword_toolbox(o, out, err);
+  if (o.flags.count("session-start")) throw UsageError("--session-start goes with --toolbox");
   MultiwordConfig cfg;
   cfg.in = parse_format("input", o.get("input", "fp16"));
   if (info(cfg.in).width > 16 && cfg.in != Fmt::tf32)
@@ -202,12 +291,7 @@ int cmd_multiword(const std::vector<std::string>& args, std::ostream& out, std::
   cfg.seed = static_cast<uint64_t>(parse_int("seed", o.get("seed", "1"), 0, (1LL << 62)));
   cfg.threads = static_cast<int>(parse_int("threads", o.get("threads", "0"), 0, 1024));
   cfg.progress = !o.flags.count("quiet");
-  const std::string dir = o.get("out", "");
-  if (!dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir)) throw UsageError("--out: cannot create directory '" + dir + "'");
-  }
+  const std::string dir = make_out_dir(o);
 
   std::string words;
   for (int p : cfg.words) {

@@ -68,7 +68,7 @@ void multiword_matrices(std::size_t m, std::size_t n, std::size_t q, uint64_t se
   fill(B, d, rng);
 }
 
-MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt out, int pmax) {
+MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt out, int pmax, Round split) {
   MultiwordInputs w;
   w.in = in;
   w.out = out;
@@ -83,8 +83,8 @@ MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt 
     for (std::size_t j = 0; j < LA.cols; ++j) LA(i, j) *= w.L[i];
   for (std::size_t i = 0; i < BM.rows; ++i)
     for (std::size_t j = 0; j < BM.cols; ++j) BM(i, j) *= w.M[j];
-  w.Aw = split_words(LA.v.data(), LA.v.size(), in, pmax);
-  w.Bw = split_words(BM.v.data(), BM.v.size(), in, pmax);
+  w.Aw = split_words(LA.v.data(), LA.v.size(), in, pmax, split);
+  w.Bw = split_words(BM.v.data(), BM.v.size(), in, pmax, split);
   return w;
 }
 

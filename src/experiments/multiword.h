@@ -54,7 +54,8 @@ double multiword_bound(Fmt in, Fmt out, std::size_t n);
 /// n).
 void multiword_matrices(std::size_t m, std::size_t n, std::size_t q, uint64_t seed, Matrix& A, Matrix& B);
 
-/// Steps 2-3 for up to pmax words (the first p words do not depend on pmax).
+/// Steps 2-3 for up to pmax words (the first p words do not depend on pmax),
+/// the words rounded by `split` (split_words).
 struct MultiwordInputs {
   Fmt in = Fmt::fp16, out = Fmt::fp32;
   std::size_t m = 0, n = 0, q = 0;
@@ -62,7 +63,8 @@ struct MultiwordInputs {
   std::vector<double> L, M;          // the diagonal scalings
   std::vector<FormatArray> Aw, Bw;   // words of LA (m x n) and BM (n x q)
 };
-MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt out, int pmax);
+MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt out, int pmax,
+                                  Round split = Round::rne);
 
 /// Step 4 on the unit `row` (row.in = inputs.in) with p words: LA*BM as the
 /// binary64 values of the unit's results.

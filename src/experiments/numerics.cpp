@@ -151,7 +151,7 @@ std::vector<double> col_scaling(const Matrix& B, double theta) {
   return M;
 }
 
-std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, int p) {
+std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, int p, Round rnd) {
   const int t = precision(f);
   std::vector<double> r(x, x + count);  // the residual, exact in binary64
   std::vector<FormatArray> words;
@@ -162,7 +162,7 @@ std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, 
     const double up = std::ldexp(1.0, (j - 1) * t), down = std::ldexp(1.0, -(j - 1) * t);
     FormatArray w(f, count);
     for (std::size_t i = 0; i < count; ++i) {
-      const uint64_t b = convert(Fmt::fp64, f, std::bit_cast<uint64_t>(r[i] * up), Round::rne, Overflow::ieee);
+      const uint64_t b = convert(Fmt::fp64, f, std::bit_cast<uint64_t>(r[i] * up), rnd, Overflow::ieee);
       w.set_bits(i, b);
       if (j < p) r[i] -= std::bit_cast<double>(to_fp64_bits(f, b)) * down;
     }

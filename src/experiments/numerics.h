@@ -37,14 +37,17 @@ double pow2_floor(double x);
 std::vector<double> row_scaling(const Matrix& A, double theta);
 std::vector<double> col_scaling(const Matrix& B, double theta);
 
-/// Splits x[0..count) into p words of format f (RNE, subnormals kept):
+/// Splits x[0..count) into p words of format f (rounding r, RNE by default;
+/// subnormals kept):
 ///   w_1 = fl(x),  w_j = fl((x - sum_{i<j} u^(i-1) w_i) / u^(j-1)),
 /// so x ~ sum_j u^(j-1) w_j with u = 2^-t, t = precision(f) (fp16: 2^-11).
 /// Every residual is exact in binary64 (a value minus its own rounding);
 /// |x - sum_{j<=p} u^(j-1) w_j| <= u^p |x| + p u^(p-1) 2^(emin-t) (the
 /// second term from subnormal words). Words never overflow when
-/// |x| <= max_finite(f).
-std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, int p);
+/// |x| <= max_finite(f). With r = Round::rz (the MATLAB toolbox's split,
+/// see toolbox.h) every residual keeps the sign of x and the error bound
+/// doubles; a word above max_finite(f) becomes max_finite(f) (IEEE RZ).
+std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, int p, Round r = Round::rne);
 
 /// D = A*B (+ C) on the unit `row`: A (m x k) and B (k x n) row-major, held
 /// in row.in; C/D (m x n) row-major in `c` (its format is the storage).
