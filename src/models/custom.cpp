@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/errors.h"
 #include "models/model.h"
 
 namespace mmaemu {
@@ -198,7 +199,7 @@ Model lookup_model(const std::string& spec) {
   const std::string low = lower(spec);
   if (low.rfind("custom:", 0) != 0) {
     if (auto m = gpu_model(spec)) return *m;
-    throw std::invalid_argument("unknown model '" + spec + "'; valid models: " +
+    throw UnknownModelError("unknown model '" + spec + "'; valid models: " +
                                 valid_model_names());
   }
   // Split off base=... first; every other pair applies to each row.
@@ -212,8 +213,7 @@ Model lookup_model(const std::string& spec) {
   m.name = "custom:" + std::string(rest);
   if (!base.empty()) {
     auto b = gpu_model(base);
-    if (!b) throw std::invalid_argument("custom model: unknown base '" + base +
-                                        "'; valid models: " + valid_model_names());
+    if (!b) throw UnknownModelError("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
     m.gpu = b->gpu;
     for (ModelRow r : b->rows) {
       apply_overrides(r, fields);
