@@ -10,6 +10,10 @@
 
 #include "mmaemu/mmaemu.h"
 
+void sgemm(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+           const float*, const int*, const float*, float*, const int*);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*);
 void sgemv_(const char*, const int*, const int*, const float*, const float*, const int*, const float*, const int*,
             const float*, float*, const int*);
 void cblas_sgemv(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
@@ -127,6 +131,20 @@ static void check_forwarded(void) {
   }
 }
 
+/* The bare Fortran name (some ScaLAPACK builds call it) is sgemm_. */
+static void check_bare_sgemm(void) {
+  static float c1[M * M], c2[M * M];
+  const int m = M, k = N;
+  const float one = 1.0f, zero = 0.0f;
+  sgemm("N", "T", &m, &m, &k, &one, A, &m, A, &m, &zero, c1, &m);
+  sgemm_("N", "T", &m, &m, &k, &one, A, &m, A, &m, &zero, c2, &m);
+  ++checks;
+  if (memcmp(c1, c2, sizeof c1) != 0) {
+    ++failures;
+    printf("sgemm and sgemm_ differ\n");
+  }
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0); /* the verdict before the shim's report at exit */
   mmaemu_model* model;
@@ -140,6 +158,7 @@ int main(void) {
   if (getenv("MMA_GEMV") && strcmp(getenv("MMA_GEMV"), "model") == 0) check_gemv(model);
   check_errors();
   check_forwarded();
+  check_bare_sgemm();
   mmaemu_model_free(model);
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
