@@ -4,9 +4,11 @@
 # a C++ consumer against it, once with find_package(mmaemu CONFIG) and once
 # with pkg-config; checks the installed mmaemu-run preloads the installed
 # library and the installed tools and data are there.
-# usage: consumer_test.sh BUILD_DIR SOURCE_DIR C_COMPILER CXX_COMPILER "EXTRA_FLAGS" SHIM(ON|OFF)
+# usage: consumer_test.sh BUILD_DIR SOURCE_DIR C_COMPILER CXX_COMPILER "EXTRA_FLAGS" SHIM(ON|OFF) [ASAN_RUNTIME]
+# (ASAN_RUNTIME: sanitizer builds; preloaded ahead of the instrumented
+# libmmaemu that mmaemu-run preloads.)
 set -euo pipefail
-build=$1 src=$2 cc=$3 cxx=$4 flags=$5 shim=$6
+build=$1 src=$2 cc=$3 cxx=$4 flags=$5 shim=$6 asan=${7:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/mmaemu-consumer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'echo "consumer_test.sh: failed at line $LINENO"' ERR
@@ -44,7 +46,7 @@ if [ "$shim" = ON ]; then
   # mmaemu-run from its installed place (another directory, no MMAEMU_LIBRARY).
   # shellcheck disable=SC2086
   "$cc" $flags "$src/tests/install/preload_probe.c" -ldl -o "$work/probe"
-  out=$(cd / && env -u MMAEMU_LIBRARY "$prefix/bin/mmaemu-run" --model H100 -- "$work/probe")
+  out=$(cd / && env -u MMAEMU_LIBRARY LD_PRELOAD="$asan" "$prefix/bin/mmaemu-run" --model H100 -- "$work/probe")
   echo "mmaemu-run: $out"
   case "$out" in *"from $prefix/lib/libmmaemu.so"*) ;; *) echo "mmaemu-run did not preload the installed library"; exit 1 ;; esac
 else
