@@ -25,8 +25,7 @@
 #include <vector>
 
 #include "mmaemu/mmaemu.h"
-
-#define MMAEMU_EXPORT extern "C" __attribute__((visibility("default")))
+#include "shim_internal.h"
 
 namespace {
 
@@ -64,6 +63,8 @@ void print_stats() {
   line("ssyrk", g_ssyrk);
   line("dgemm", g_dgemm);
   line("sbgemm", g_sbgemm);
+  mmaemu::shim::print_gemv_stats();
+  mmaemu::shim::print_forwarded();
 }
 
 const Config& config() {
@@ -97,6 +98,7 @@ const Config& config() {
       if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
         config_error(std::string("MMA_DGEMM=model: ") + mmaemu_last_error());
     }
+    mmaemu::shim::read_gemv_policy();
     if (cfg.verbose) {
       std::fprintf(stderr, "libmmaemu %s: model %s, sgemm input %s, %s, dgemm %s\n", mmaemu_version(),
                    mmaemu_model_name(cfg.model), cfg.policy.c_str(),
@@ -381,6 +383,7 @@ MMAEMU_EXPORT void dgemm_(const char* transa, const char* transb, const int* m, 
                           const double* beta, double* C, const int* ldc) {
   const Config& cfg = config();
   if (!cfg.model || !cfg.emulate_dgemm || t_depth) {
+    if (cfg.model && !t_depth) mmaemu::shim::count_forwarded("dgemm", 2.0 * *m * *n * *k);
     static const auto real = reinterpret_cast<dgemm_fn>(real_symbol("dgemm_"));
     return real(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
@@ -391,6 +394,7 @@ MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, d
                                const double* B, int ldb, double beta, double* C, int ldc) {
   const Config& cfg = config();
   if (!cfg.model || !cfg.emulate_dgemm || t_depth) {
+    if (cfg.model && !t_depth) mmaemu::shim::count_forwarded("dgemm", 2.0 * m * n * k);
     static const auto real = reinterpret_cast<cblas_dgemm_fn>(real_symbol("cblas_dgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
@@ -464,3 +468,22 @@ MMAEMU_EXPORT void cblas_sbgemm(int order, int transa, int transb, int m, int n,
   if (order == kColMajor) native_sbgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   else native_sbgemm(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
 }
+
+// ---------------------------------------------------------------------------
+// What the other shim files use (shim_internal.h).
+
+namespace mmaemu::shim {
+const mmaemu_model* model() { return config().model; }
+const mmaemu_gemm_options& options() { return config().options; }
+bool emulate_dgemm() { return config().emulate_dgemm; }
+void* real_symbol(const char* name) { return ::real_symbol(name); }
+void report(const char* name, int info) { ::report(name, info); }
+void config_error(const char* message) { ::config_error(message); }
+void model_gemm(const char* name, bool fp64, char ta, char tb, int m, int n, int k, double alpha, const void* A,
+                int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+  gemm_col(name, fp64 ? Gemm::d : Gemm::s, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+bool nested() { return t_depth != 0; }
+NestGuard::NestGuard() { ++t_depth; }
+NestGuard::~NestGuard() { --t_depth; }
+}  // namespace mmaemu::shim

@@ -9,5 +9,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
   doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
-  python3-numpy libeigen3-dev gfortran gnuplot-nox >/dev/null
+  python3-numpy libeigen3-dev gfortran gnuplot-nox \
+  libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin >/dev/null
 echo "setup-debian: packages installed"

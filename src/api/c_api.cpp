@@ -10,6 +10,8 @@
 
 #include "driver/gemm.h"
 #include "mmaemu/mmaemu.h"
+#include "mmaemu/version.h"
+#include "models/errors.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
@@ -28,7 +30,7 @@ int fail(int status, std::string message) {
   return status;
 }
 
-// Runs f, mapping exceptions to status codes.
+// Runs f, mapping exception types (never message text) to status codes.
 template <typename F>
 int guarded(F&& f) {
   try {
@@ -36,6 +38,8 @@ int guarded(F&& f) {
     return f();
   } catch (const std::bad_alloc&) {
     return fail(MMAEMU_ERR_NO_MEMORY, "out of memory");
+  } catch (const UnknownModelError& e) {
+    return fail(MMAEMU_ERR_UNKNOWN_MODEL, e.what());
   } catch (const std::invalid_argument& e) {
     return fail(MMAEMU_ERR_ARGUMENT, e.what());
   } catch (const std::exception& e) {
@@ -45,18 +49,23 @@ int guarded(F&& f) {
   }
 }
 
-bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
-Fmt to_fmt(mmaemu_format f) { return static_cast<Fmt>(f); }  // same order as Fmt
+// The C enums are the internal ones, value for value, so that the
+// conversions below are plain casts.
+static_assert(MMAEMU_FP64 == static_cast<int>(Fmt::fp64) && MMAEMU_FP32 == static_cast<int>(Fmt::fp32) &&
+              MMAEMU_TF32 == static_cast<int>(Fmt::tf32) && MMAEMU_BF16 == static_cast<int>(Fmt::bf16) &&
+              MMAEMU_FP16 == static_cast<int>(Fmt::fp16) && MMAEMU_E4M3 == static_cast<int>(Fmt::e4m3) &&
+              MMAEMU_E5M2 == static_cast<int>(Fmt::e5m2) && MMAEMU_E4M3FNUZ == static_cast<int>(Fmt::e4m3fnuz) &&
+              MMAEMU_E5M2FNUZ == static_cast<int>(Fmt::e5m2fnuz),
+              "mmaemu_format must match mmaemu::Fmt value for value");
+static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_cast<int>(Round::rz) &&
+              MMAEMU_RD == static_cast<int>(Round::rd) && MMAEMU_RU == static_cast<int>(Round::ru) &&
+              MMAEMU_RNA == static_cast<int>(Round::rna),
+              "mmaemu_rounding must match mmaemu::Round value for value");
 
-Round to_round(mmaemu_rounding r) {
-  switch (r) {
-    case MMAEMU_RZ: return Round::rz;
-    case MMAEMU_RD: return Round::rd;
-    case MMAEMU_RU: return Round::ru;
-    case MMAEMU_RNA: return Round::rna;
-    default: return Round::rne;
-  }
-}
+bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
+bool valid_rounding(int r) { return r >= MMAEMU_RNE && r <= MMAEMU_RNA; }
+Fmt to_fmt(mmaemu_format f) { return static_cast<Fmt>(f); }
+Round to_round(mmaemu_rounding r) { return static_cast<Round>(r); }
 
 std::string supported_pairs(const Model& m) {
   std::string s;
@@ -112,19 +121,13 @@ int check_gemm_args(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose 
 extern "C" {
 
 const char* mmaemu_last_error(void) { return g_error.c_str(); }
-const char* mmaemu_version(void) { return "0.1.0"; }
+const char* mmaemu_version(void) { return MMAEMU_VERSION_STRING; }
 
 int mmaemu_model_lookup(const char* name, mmaemu_model** out) {
   if (!name || !out) return fail(MMAEMU_ERR_ARGUMENT, "null argument");
   *out = nullptr;
   return guarded([&] {
-    try {
-      *out = new mmaemu_model{lookup_model(name)};
-    } catch (const std::invalid_argument& e) {
-      const bool unknown = std::strncmp(e.what(), "unknown model", 13) == 0 ||
-                           std::strstr(e.what(), "unknown base") != nullptr;
-      return fail(unknown ? MMAEMU_ERR_UNKNOWN_MODEL : MMAEMU_ERR_ARGUMENT, e.what());
-    }
+    *out = new mmaemu_model{lookup_model(name)};
     return static_cast<int>(MMAEMU_OK);
   });
 }
@@ -221,6 +224,7 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
   if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
   if (!valid_format(opt->a_storage) || !valid_format(opt->b_storage) || !valid_format(opt->c_storage))
     return fail(MMAEMU_ERR_ARGUMENT, "invalid storage format");
+  if (!valid_rounding(opt->input_rounding)) return fail(MMAEMU_ERR_ARGUMENT, "invalid input rounding");
   int status;
   const ModelRow* row = unit_row(model, opt->input, opt->output, status);
   if (!row) return status;

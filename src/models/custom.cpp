@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/errors.h"
 #include "models/fields.h"
 #include "models/model.h"
 
@@ -155,7 +156,7 @@ Model custom_model(const std::string& spec) {
   if (!base.empty()) {
     const std::optional<Model> b = gpu_model(base);
     if (!b)
-      throw std::invalid_argument("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
+      throw UnknownModelError("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
     m.gpu = b->gpu;
     m.rows = apply_to_rows(b->rows, ovs, b->name);
     return m;
@@ -186,7 +187,7 @@ Model lookup_model(const std::string& spec) {
   }
   if (lower(spec).rfind("custom:", 0) == 0) return custom_model(spec);
   if (auto m = gpu_model(spec)) return *m;
-  throw std::invalid_argument("unknown model '" + spec + "'; valid models: " + valid_model_names());
+  throw UnknownModelError("unknown model '" + spec + "'; valid models: " + valid_model_names());
 }
 
 }  // namespace mmaemu

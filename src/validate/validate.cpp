@@ -9,6 +9,8 @@
 #include <ostream>
 #include <sstream>
 
+#include <boost/math/special_functions/beta.hpp>
+
 #include "driver/fast_dot.h"
 
 namespace mmaemu::validate {
@@ -17,41 +19,6 @@ extern const char* const kBundledErrata;  // errata_data.cpp, generated
 
 namespace mmaemu::validate {
 namespace {
-
-// Regularised incomplete beta I_x(a, b) by Lentz's continued fraction.
-double betacf(double a, double b, double x) {
-  const double tiny = 1e-300;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  d = 1 / (std::fabs(d) < tiny ? tiny : d);
-  double h = d;
-  for (int m = 1; m < 10000; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    d = 1 / (std::fabs(d) < tiny ? tiny : d);
-    c = 1 + aa / c;
-    c = std::fabs(c) < tiny ? tiny : c;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    d = 1 / (std::fabs(d) < tiny ? tiny : d);
-    c = 1 + aa / c;
-    c = std::fabs(c) < tiny ? tiny : c;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                     b * std::log1p(-x);
-  if (x < (a + 1) / (a + b + 2)) return std::exp(lbt) * betacf(a, b, x) / a;
-  return 1 - std::exp(lbt) * betacf(b, a, 1 - x) / b;
-}
 
 // Maps a folder format name to the formats it may stand for (the fp8
 // folders mean OCP on NVIDIA and FNUZ on MI300).
@@ -75,16 +42,11 @@ std::string hex(uint64_t v, Fmt f) {
 }  // namespace
 
 double mismatch_upper_bound(std::size_t samples, std::size_t mismatches, double eps) {
-  const double n = static_cast<double>(samples), m = static_cast<double>(mismatches);
-  if (mismatches == 0) return -std::expm1(std::log(eps) / (n + 1));
   if (mismatches >= samples) return 1;
-  // Bisection on I_p(m + 1, n - m + 1) = 1 - eps.
-  double lo = 0, hi = 1;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (incomplete_beta(m + 1, n - m + 1, mid) < 1 - eps ? lo : hi) = mid;
-  }
-  return hi;
+  const double n = static_cast<double>(samples), m = static_cast<double>(mismatches);
+  // x with I_x(m + 1, n - m + 1) = 1 - eps, by Boost.Math's inverse of the
+  // complemented regularised incomplete beta (exact in eps, no 1 - eps).
+  return boost::math::ibetac_inv(m + 1, n - m + 1, eps);
 }
 
 const ModelRow& row_for(const Model& model, const DataSet& set, const std::string& out) {

@@ -3,6 +3,7 @@
 // files) and every reference set of the authors' AMD models must be
 // reproduced bit for bit.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <cmath>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -165,4 +166,6 @@ TEST_CASE("Bayesian mismatch bound (AMD paper §5.4)") {
   CHECK(b1 > mismatch_upper_bound(5000, 0));
   CHECK(b2 > b1);
   CHECK(b2 < 1);
+  // m = 1: P(Beta(2, N) > p) = (1 - p)^N (1 + N p) must be eps = 1e-6.
+  CHECK(std::pow(1 - b1, 5000) * (1 + 5000 * b1) == doctest::Approx(1e-6).epsilon(1e-9));
 }

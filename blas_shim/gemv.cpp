@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gemv: y = alpha op(A) x + beta y, under MMA_GEMV:
+//   native (default)  a GPU BLAS runs gemv on its FMA cores, not on the
+//                     matrix unit: the call goes to the system BLAS (and is
+//                     listed as not emulated under MMA_VERBOSE=1);
+//   model             the unit's GEMM with n = 1: op(A) (rows x cols) times
+//                     x as a cols x 1 matrix, as a BLAS that sends gemv to
+//                     its GEMM does. dgemv also needs MMA_DGEMM=model.
+// Argument errors as the reference BLAS reports them (xerbla).
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "shim_internal.h"
+
+namespace mmaemu::shim {
+namespace {
+
+bool g_gemv_model = false;  // MMA_GEMV=model
+
+struct GemvStats {
+  std::atomic<long> calls{0};
+  std::atomic<double> flops{0}, seconds{0};
+};
+GemvStats g_sgemv, g_dgemv;
+
+// Fortran gemv argument check, netlib order: the number of the first bad
+// parameter (0: none).
+int f77_gemv_info(char trans, int m, int n, int lda, int incx, int incy) {
+  if (trans != 'N' && trans != 'T' && trans != 'C') return 1;
+  if (m < 0) return 2;
+  if (n < 0) return 3;
+  if (lda < std::max(1, m)) return 6;
+  if (incx == 0) return 8;
+  if (incy == 0) return 11;
+  return 0;
+}
+
+// CBLAS gemv check, numbered in the caller's list (Order = 1, ..., incY =
+// 12). Row-major runs as the column-major transposed problem (M, N swapped).
+int cblas_gemv_info(int order, char trans, int m, int n, int lda, int incx, int incy) {
+  if (order != 101 && order != 102) return 1;
+  if (order == 102) {
+    static const int cblas_number[12] = {0, 2, 3, 4, 0, 0, 7, 0, 9, 0, 0, 12};
+    return cblas_number[f77_gemv_info(trans, m, n, lda, incx, incy)];
+  }
+  static const int cblas_number[12] = {0, 2, 4, 3, 0, 0, 7, 0, 9, 0, 0, 12};
+  return cblas_number[f77_gemv_info(trans == '?' ? '?' : 'N', n, m, lda, incx, incy)];
+}
+
+char upper(const char* c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(*c))); }
+char cblas_trans(int t) { return t == 111 ? 'N' : (t == 112 || t == 113) ? 'T' : '?'; }
+
+// Element i of a BLAS vector of length n with stride inc (negative: from
+// the end, as the reference BLAS walks it).
+std::size_t at(int i, int n, int inc) {
+  return static_cast<std::size_t>(inc > 0 ? static_cast<long>(i) * inc : static_cast<long>(i - (n - 1)) * inc);
+}
+
+// Column-major gemv on the model (arguments already checked).
+template <typename T>
+void model_gemv(const char* name, char trans, int m, int n, T alpha, const T* A, int lda, const T* x, int incx,
+                T beta, T* y, int incy) {
+  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;  // the reference BLAS's quick return
+  const int rows = trans == 'N' ? m : n, cols = trans == 'N' ? n : m;
+  std::vector<T> xv(cols), yv(rows, T(0));
+  for (int i = 0; i < cols; ++i) xv[i] = x[at(i, cols, incx)];
+  if (beta != T(0))
+    for (int i = 0; i < rows; ++i) yv[i] = y[at(i, rows, incy)];
+  GemvStats& stats = sizeof(T) == 8 ? g_dgemv : g_sgemv;
+  const auto t0 = std::chrono::steady_clock::now();
+  model_gemm(name, sizeof(T) == 8, trans == 'N' ? 'N' : 'T', 'N', rows, 1, cols, alpha, A, lda, xv.data(), cols,
+             beta, yv.data(), rows);
+  for (int i = 0; i < rows; ++i) y[at(i, rows, incy)] = yv[i];
+  stats.calls += 1;
+  stats.flops.fetch_add(2.0 * m * n);
+  stats.seconds.fetch_add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+template <typename T>
+bool emulated() {
+  return model() && !nested() && g_gemv_model && (sizeof(T) == 4 || emulate_dgemm());
+}
+
+template <typename T>
+using F77Gemv = void (*)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*,
+                         const T*, T*, const int*);
+template <typename T>
+using CblasGemv = void (*)(int, int, int, int, T, const T*, int, const T*, int, T, T*, int);
+
+template <typename T>
+void f77_gemv(const char* name, const char* real_name, const char* trans, const int* m, const int* n,
+              const T* alpha, const T* A, const int* lda, const T* x, const int* incx, const T* beta, T* y,
+              const int* incy) {
+  if (!emulated<T>()) {
+    static const auto real = reinterpret_cast<F77Gemv<T>>(real_symbol(real_name));
+    if (model() && !nested()) count_forwarded(sizeof(T) == 8 ? "dgemv" : "sgemv", 2.0 * std::max(0, *m) * std::max(0, *n));
+    NestGuard guard;
+    return real(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  }
+  NestGuard guard;
+  const char t = upper(trans);
+  if (const int info = f77_gemv_info(t, *m, *n, *lda, *incx, *incy)) return report(name, info);
+  model_gemv(name, t, *m, *n, *alpha, A, *lda, x, *incx, *beta, y, *incy);
+}
+
+template <typename T>
+void cblas_gemv(const char* name, const char* real_name, int order, int trans, int m, int n, T alpha, const T* A,
+                int lda, const T* x, int incx, T beta, T* y, int incy) {
+  if (!emulated<T>()) {
+    static const auto real = reinterpret_cast<CblasGemv<T>>(real_symbol(real_name));
+    if (model() && !nested()) count_forwarded(sizeof(T) == 8 ? "dgemv" : "sgemv", 2.0 * std::max(0, m) * std::max(0, n));
+    NestGuard guard;
+    return real(order, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  }
+  NestGuard guard;
+  const char t = cblas_trans(trans);
+  if (const int info = cblas_gemv_info(order, t, m, n, lda, incx, incy)) return report(name, info);
+  // Row-major A (m x n) is the column-major n x m matrix A^T.
+  if (order == 102) model_gemv(name, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  else model_gemv(name, t == 'N' ? 'T' : 'N', n, m, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+void print_line(const char* name, const GemvStats& s) {
+  if (s.calls)
+    std::fprintf(stderr, "libmmaemu: %-6s %8ld calls %12.4g flop %9.3f s\n", name, s.calls.load(), s.flops.load(),
+                 s.seconds.load());
+}
+
+}  // namespace
+
+void read_gemv_policy() {
+  const char* v = std::getenv("MMA_GEMV");
+  if (!v || !*v || std::strcmp(v, "native") == 0) g_gemv_model = false;
+  else if (std::strcmp(v, "model") == 0) g_gemv_model = true;
+  else config_error((std::string("MMA_GEMV='") + v + "' (valid: native, model)").c_str());
+}
+
+void print_gemv_stats() {
+  print_line("sgemv", g_sgemv);
+  print_line("dgemv", g_dgemv);
+}
+
+}  // namespace mmaemu::shim
+
+using mmaemu::shim::cblas_gemv;
+using mmaemu::shim::f77_gemv;
+
+MMAEMU_EXPORT void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* A,
+                          const int* lda, const float* x, const int* incx, const float* beta, float* y,
+                          const int* incy) {
+  f77_gemv("SGEMV ", "sgemv_", trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+MMAEMU_EXPORT void dgemv_(const char* trans, const int* m, const int* n, const double* alpha, const double* A,
+                          const int* lda, const double* x, const int* incx, const double* beta, double* y,
+                          const int* incy) {
+  f77_gemv("DGEMV ", "dgemv_", trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+MMAEMU_EXPORT void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float* A, int lda,
+                               const float* x, int incx, float beta, float* y, int incy) {
+  cblas_gemv("SGEMV ", "cblas_sgemv", order, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+MMAEMU_EXPORT void cblas_dgemv(int order, int trans, int m, int n, double alpha, const double* A, int lda,
+                               const double* x, int incx, double beta, double* y, int incy) {
+  cblas_gemv("DGEMV ", "cblas_dgemv", order, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
