@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,21 @@ void fail_call(const char* routine) {
   std::_Exit(2);
 }
 
+// Runs f; an exception (only allocation can throw here) stops the program
+// with a message: a BLAS routine has no way to return an error.
+template <class F>
+void no_throw(const char* routine, F&& f) {
+  try {
+    f();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "libmmaemu: %s: out of memory\n", routine);
+    std::_Exit(2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "libmmaemu: %s: %s\n", routine, e.what());
+    std::_Exit(2);
+  }
+}
+
 // The element types of the emulated gemm routines.
 enum class Gemm { s, d, sb };  // sgemm (fp32), dgemm (fp64), sbgemm (bf16 A, B; fp32 C)
 
@@ -288,33 +304,65 @@ MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, f
 
 // ---------------------------------------------------------------------------
 // ssyrk: C = alpha op(A) op(A)^T + beta C on one triangle (numpy's A @ A.T).
-// The product is formed by the model's GEMM on a copy of the triangle, so
-// each element gets exactly the bits the same GEMM element would.
+// Each element gets exactly the bits the model's GEMM element would: the
+// triangle is computed blockwise by GEMMs on tiles (an element of the model's
+// GEMM depends only on its row of op(A), column of op(A)^T and c, never on
+// the tiling). Off-diagonal tiles lie wholly in the triangle and are written
+// in place; a diagonal tile goes through a small scratch tile (bounded
+// memory at any n: kSyrkTile^2 floats).
 
 using ssyrk_fn = void (*)(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
                           const float*, float*, const int*);
 
 namespace {
-void syrk_col(char uplo, char trans, int n, int k, float alpha, const float* A, int lda, float beta, float* C,
-              int ldc) {
+constexpr int kSyrkTile = 512;       // diagonal tile: 1 MiB of scratch
+constexpr int kSyrkPanelRows = 4096;  // rows per in-place GEMM (bounds the driver's packing)
+
+struct SyrkCall {
+  char uplo, trans;
+  int n, k;
+  float alpha;
+  const float* A;
+  int lda;
+  float beta;
+};
+
+// C(i0:i0+rows, j0:j0+cols) (column-major, ldc) = the GEMM tile of op(A) op(A)^T.
+void syrk_tile(const SyrkCall& s, int i0, int rows, int j0, int cols, float* C, int ldc) {
   const Config& cfg = config();
-  // Work on a full n x n copy: the triangle from C (only if beta != 0), the
-  // rest zero; GEMM over it; copy the triangle back.
-  std::vector<float> W(static_cast<std::size_t>(n) * n, 0.0f);
-  auto in_tri = [&](int i, int j) { return uplo == 'U' ? i <= j : i >= j; };
-  if (beta != 0.0f)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i)
-        if (in_tri(i, j)) W[static_cast<std::size_t>(j) * n + i] = C[static_cast<std::size_t>(j) * ldc + i];
-  const bool notrans = trans == 'N';
-  // op(A) is n x k: A (n x k, lda) if 'N', else A^T with A k x n.
+  const bool notrans = s.trans == 'N';
+  // op(A) is n x k: A (n x k) if 'N', else A^T with A k x n; row i of op(A)
+  // starts at A + i ('N') or A + i*lda ('T').
+  auto row_of = [&](int i) { return s.A + (notrans ? static_cast<std::size_t>(i) : static_cast<std::size_t>(i) * s.lda); };
   if (mmaemu_gemm(cfg.model, &cfg.options, MMAEMU_COL_MAJOR, notrans ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
-                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, n, n, k, alpha, A, lda, A, lda, beta, W.data(),
-                  std::max(1, n)) != MMAEMU_OK)
+                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, rows, cols, s.k, s.alpha, row_of(i0), s.lda, row_of(j0),
+                  s.lda, s.beta, C, ldc) != MMAEMU_OK)
     fail_call("SSYRK ");
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      if (in_tri(i, j)) C[static_cast<std::size_t>(j) * ldc + i] = W[static_cast<std::size_t>(j) * n + i];
+}
+
+void syrk_col(const SyrkCall& s, float* C, int ldc) {
+  auto at = [&](float* base, int ld, int i, int j) { return base + static_cast<std::size_t>(j) * ld + i; };
+  const std::size_t tile = static_cast<std::size_t>(std::min(kSyrkTile, std::max(1, s.n)));
+  std::vector<float> W;
+  no_throw("SSYRK ", [&] { W.assign(tile * tile, 0.0f); });
+  for (int j0 = 0; j0 < s.n; j0 += kSyrkTile) {
+    const int nb = std::min(kSyrkTile, s.n - j0);
+    // The diagonal tile through W: the triangle from C (read only if beta != 0).
+    auto in_tri = [&](int i, int j) { return s.uplo == 'U' ? i <= j : i >= j; };
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i)
+        *at(W.data(), nb, i, j) = s.beta != 0.0f && in_tri(i, j) ? *at(C, ldc, j0 + i, j0 + j) : 0.0f;
+    syrk_tile(s, j0, nb, j0, nb, W.data(), nb);
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i)
+        if (in_tri(i, j)) *at(C, ldc, j0 + i, j0 + j) = *at(W.data(), nb, i, j);
+    // The rest of the block column, in place: rows above (upper) or below (lower).
+    const int first = s.uplo == 'U' ? 0 : j0 + nb, last = s.uplo == 'U' ? j0 : s.n;
+    for (int i0 = first; i0 < last; i0 += kSyrkPanelRows) {
+      const int rows = std::min(kSyrkPanelRows, last - i0);
+      syrk_tile(s, i0, rows, j0, nb, at(C, ldc, i0, j0), ldc);
+    }
+  }
 }
 
 bool syrk_check(const char* name, char uplo, char trans, int n, int k, int lda, int ldc, int first) {
@@ -341,7 +389,7 @@ MMAEMU_EXPORT void ssyrk_(const char* uplo, const char* trans, const int* n, con
   Depth guard;
   const char u = upper(uplo), t = upper(trans);
   if (!syrk_check("SSYRK ", u, t, *n, *k, *lda, *ldc, 0)) return;
-  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col(u, t, *n, *k, *alpha, A, *lda, *beta, C, *ldc); });
+  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col({u, t, *n, *k, *alpha, A, *lda, *beta}, C, *ldc); });
 }
 
 using cblas_ssyrk_fn = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
@@ -364,7 +412,7 @@ MMAEMU_EXPORT void cblas_ssyrk(int order, int uplo, int trans, int n, int k, flo
     return;
   }
   if (!syrk_check("SSYRK ", u, t, n, k, lda, ldc, 1)) return;
-  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col(u, t, n, k, alpha, A, lda, beta, C, ldc); });
+  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col({u, t, n, k, alpha, A, lda, beta}, C, ldc); });
 }
 
 // ---------------------------------------------------------------------------
@@ -427,7 +475,8 @@ void native_sbgemm(char ta, char tb, int m, int n, int k, float alpha, const uin
                    const uint16_t* B, int ldb, float beta, float* C, int ldc) {
   static const auto sgemm = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
   const int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m, br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
-  const std::vector<float> a = widen_bf16(A, ar, ac, lda), b = widen_bf16(B, br, bc, ldb);
+  std::vector<float> a, b;
+  no_throw("SBGEMM", [&] { a = widen_bf16(A, ar, ac, lda), b = widen_bf16(B, br, bc, ldb); });
   const int la = std::max(1, ar), lb = std::max(1, br);
   const char sa[2] = {ta, 0}, sb[2] = {tb, 0};
   sgemm(sa, sb, &m, &n, &k, &alpha, a.data(), &la, b.data(), &lb, &beta, C, &ldc);

@@ -40,8 +40,8 @@ const char* const kExperimentUsage =
     "  accumulator; error ||C - C_ref||_inf / (||A||_inf ||B||_inf). Defaults: --input fp16,\n"
     "  --words 2 (LIST: 1,2,3 or 1..6; each in 1..6), every model, --points 20, --nmax 550000\n"
     "  (10^6 gives the papers' grid), --seed 1. --out DIR writes DIR/multiword.csv and\n"
-    "  DIR/multiword.png (gnuplot). LIST of models as for compare (B200@mma.sync: the\n"
-    "  fp8 path the toolbox's B200TC models).\n";
+    "  DIR/multiword.png (gnuplot). LIST of models as for compare (the default B200 row is\n"
+    "  the one the toolbox's B200TC models; B200@mma.sync is the path of the hardware data).\n";
 
 namespace {
 

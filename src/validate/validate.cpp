@@ -222,7 +222,13 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
   os << line;
   std::size_t total = 0, bad = 0, excluded = 0;
   for (const std::string& root : roots) {
-    for (const DataSet& set : find_sets(root)) {
+    const std::vector<DataSet> sets = find_sets(root);
+    // No samples is no validation: never a silent pass.
+    if (sets.empty())
+      throw DataError(root, 0,
+                      "no data sets found (expected ROOT/<GPU>/<format>/ folders holding a_, b_, c_ and "
+                      "d_<GPU>_fp32.txt or d_<GPU>_fp16.txt files; give the folder above the GPU folders)");
+    for (const DataSet& set : sets) {
       for (const std::string& out : set.outputs) {
         label = set.gpu + " " + set.fmt + " -> " + out;
         last = clock::now();
