@@ -9,5 +9,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
   doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
-  python3-numpy libeigen3-dev gfortran gnuplot-nox >/dev/null
+  python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test >/dev/null
 echo "setup-debian: packages installed"

@@ -119,7 +119,8 @@ std::string compare_plot_script(const std::vector<CompareResult>& results, const
       zero += std::string(zero.empty() ? "" : "; ") + titles[c];
       continue;
     }
-    plot += plot.empty() ? "plot $d using " + std::to_string(c + 2) + ":xtic(1)" : ", '' using " + std::to_string(c + 2);
+    const std::string column = std::to_string(c + 2);
+    plot += plot.empty() ? "plot $d using " + column + ":xtic(1)" : ", '' using " + column;
     plot += std::string(" title '") + titles[c] + "'";
   }
   if (rows == 0) return s + "set label 1 'no model ran' at graph 0.5, 0.5 center\nplot NaN notitle\n";
