@@ -72,7 +72,9 @@ const Config& config() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char* v = std::getenv("MMA_VERBOSE");
-    cfg.verbose = v && *v && std::strcmp(v, "0") != 0;
+    if (v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
+      config_error(std::string("MMA_VERBOSE='") + v + "' (valid: 0, 1)");
+    cfg.verbose = v && std::strcmp(v, "1") == 0;
     const char* name = std::getenv("MMA_MODEL");
     if (!name || !*name) {
       if (cfg.verbose) std::fprintf(stderr, "libmmaemu: MMA_MODEL is not set: every BLAS call goes to the system BLAS\n");

@@ -95,8 +95,8 @@ void operands(const Unit& u, const Vector& v, std::vector<uint64_t>& a, std::vec
 }
 
 void expect(const Unit& u, const Vector& v, const char* engine, uint64_t got) {
-  CHECK_MESSAGE(got == v.want, u.name << " " << engine << " " << v.what << ": c " << hex(v.c) << " expected "
-                                      << hex(v.want) << " got " << hex(got));
+  const std::string where = u.name + " " + engine + " " + v.what;
+  CHECK_MESSAGE(got == v.want, where << ": c " << hex(v.c) << " expected " << hex(v.want) << " got " << hex(got));
 }
 
 }  // namespace
