@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,9 @@ const Config& config() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char* v = std::getenv("MMA_VERBOSE");
-    cfg.verbose = v && *v && std::strcmp(v, "0") != 0;
+    if (v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
+      config_error(std::string("MMA_VERBOSE='") + v + "' (valid: 0, 1)");
+    cfg.verbose = v && std::strcmp(v, "1") == 0;
     const char* name = std::getenv("MMA_MODEL");
     if (!name || !*name) {
       if (cfg.verbose) std::fprintf(stderr, "libmmaemu: MMA_MODEL is not set: every BLAS call goes to the system BLAS\n");
@@ -148,6 +151,18 @@ void report(const char* name, int info) {
   std::fprintf(stderr, " ** On entry to %.6s parameter number %2d had an illegal value\n", name, info);
 }
 
+// Reports a CBLAS-level argument error (Order, Uplo, Trans: argument `info`
+// of the caller's own list) as the reference CBLAS does: through
+// cblas_xerbla (the program's or the BLAS's) with the CBLAS routine name.
+// The other arguments are checked on the Fortran call the CBLAS entry stands
+// for, and reported through xerbla_ with its Fortran number (see report()).
+void report_cblas(const char* cblas_name, int info) {
+  using CblasXerbla = void (*)(int, const char*, const char*, ...);
+  if (auto x = reinterpret_cast<CblasXerbla>(dlsym(RTLD_DEFAULT, "cblas_xerbla")))
+    return x(info, cblas_name, "Illegal setting of parameter %d\n", info);
+  std::fprintf(stderr, " ** On entry to %s parameter number %d had an illegal value\n", cblas_name, info);
+}
+
 // A nested call (a real BLAS calling sgemm_ from its cblas_sgemm, say) must
 // reach the real routine, not come back here.
 thread_local int t_depth = 0;
@@ -172,6 +187,21 @@ void fail_call(const char* routine) {
   std::_Exit(2);
 }
 
+// Runs f; an exception (only allocation can throw here) stops the program
+// with a message: a BLAS routine has no way to return an error.
+template <class F>
+void no_throw(const char* routine, F&& f) {
+  try {
+    f();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "libmmaemu: %s: out of memory\n", routine);
+    std::_Exit(2);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "libmmaemu: %s: %s\n", routine, e.what());
+    std::_Exit(2);
+  }
+}
+
 // The element types of the emulated gemm routines.
 enum class Gemm { s, d, sb };  // sgemm (fp32), dgemm (fp64), sbgemm (bf16 A, B; fp32 C)
 
@@ -192,20 +222,21 @@ int f77_gemm_info(char ta, char tb, int m, int n, int k, int lda, int ldb, int l
   return 0;
 }
 
-// CBLAS gemm argument check: the number of the bad parameter in the
-// caller's own argument list (Order = 1, ..., ldc = 14), in the order the
-// reference CBLAS finds it. Row-major runs as the column-major transposed
-// problem, whose Fortran checks meet N before M and ldb before lda.
-int cblas_gemm_info(int order, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc) {
+// CBLAS gemm argument check, as the reference CBLAS and OpenBLAS make it:
+// Order and the transposes are CBLAS-level errors (numbers 1-3 of the
+// caller's list, `cblas_level` set); the rest is the Fortran check of the
+// call the entry makes, which for row-major is the column-major transposed
+// problem (A and B, M and N swapped): its Fortran number goes to xerbla_,
+// and a CBLAS error handler translates it (netlib's c_xerbla adds one and,
+// for row-major, swaps 4/5 and 9/11).
+int cblas_gemm_info(int order, char ta, char tb, int m, int n, int k, int lda, int ldb, int ldc, bool& cblas_level) {
+  cblas_level = true;
   if (order != kColMajor && order != kRowMajor) return 1;
   if (!valid_trans(ta)) return 2;
   if (!valid_trans(tb)) return 3;
-  if (order == kColMajor) {
-    static const int cblas_number[14] = {0, 2, 3, 4, 5, 6, 0, 0, 9, 0, 11, 0, 0, 14};
-    return cblas_number[f77_gemm_info(ta, tb, m, n, k, lda, ldb, ldc)];
-  }
-  static const int cblas_number[14] = {0, 3, 2, 5, 4, 6, 0, 0, 11, 0, 9, 0, 0, 14};
-  return cblas_number[f77_gemm_info(tb, ta, n, m, k, ldb, lda, ldc)];
+  cblas_level = false;
+  if (order == kColMajor) return f77_gemm_info(ta, tb, m, n, k, lda, ldb, ldc);
+  return f77_gemm_info(tb, ta, n, m, k, ldb, lda, ldc);
 }
 
 // Column-major gemm on the model (arguments already checked).
@@ -238,11 +269,22 @@ void emulate_f77(Stats& stats, const char* name, Gemm kind, const char* transa, 
 
 char cblas_trans(int t) { return t == kNoTrans ? 'N' : t == kTrans ? 'T' : t == kConjTrans ? 'C' : '?'; }
 
-void emulate_cblas(Stats& stats, const char* name, Gemm kind, int order, int transa, int transb, int m, int n, int k,
-                   double alpha, const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
+// Checks a CBLAS gemm call and reports its first bad argument; true if one was.
+bool report_cblas_gemm(const char* cblas_name, const char* name, int order, char ta, char tb, int m, int n, int k,
+                       int lda, int ldb, int ldc) {
+  bool cblas_level = false;
+  const int info = cblas_gemm_info(order, ta, tb, m, n, k, lda, ldb, ldc, cblas_level);
+  if (info && cblas_level) report_cblas(cblas_name, info);
+  else if (info) report(name, info);
+  return info != 0;
+}
+
+void emulate_cblas(Stats& stats, const char* cblas_name, const char* name, Gemm kind, int order, int transa,
+                   int transb, int m, int n, int k, double alpha, const void* A, int lda, const void* B, int ldb,
+                   double beta, void* C, int ldc) {
   Depth guard;
   const char ta = cblas_trans(transa), tb = cblas_trans(transb);
-  if (const int info = cblas_gemm_info(order, ta, tb, m, n, k, lda, ldb, ldc)) return report(name, info);
+  if (report_cblas_gemm(cblas_name, name, order, ta, tb, m, n, k, lda, ldb, ldc)) return;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   timed(stats, 2.0 * m * n * k, [&] {
     if (order == kColMajor) gemm_col(name, kind, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -285,51 +327,85 @@ MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, f
     static const auto real = reinterpret_cast<cblas_sgemm_fn>(real_symbol("cblas_sgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_cblas(g_sgemm, "SGEMM ", Gemm::s, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  emulate_cblas(g_sgemm, "cblas_sgemm", "SGEMM ", Gemm::s, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                ldc);
 }
 
 // ---------------------------------------------------------------------------
 // ssyrk: C = alpha op(A) op(A)^T + beta C on one triangle (numpy's A @ A.T).
-// The product is formed by the model's GEMM on a copy of the triangle, so
-// each element gets exactly the bits the same GEMM element would.
+// Each element gets exactly the bits the model's GEMM element would: the
+// triangle is computed blockwise by GEMMs on tiles (an element of the model's
+// GEMM depends only on its row of op(A), column of op(A)^T and c, never on
+// the tiling). Off-diagonal tiles lie wholly in the triangle and are written
+// in place; a diagonal tile goes through a small scratch tile (bounded
+// memory at any n: kSyrkTile^2 floats).
 
 using ssyrk_fn = void (*)(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
                           const float*, float*, const int*);
 
 namespace {
-void syrk_col(char uplo, char trans, int n, int k, float alpha, const float* A, int lda, float beta, float* C,
-              int ldc) {
+constexpr int kSyrkTile = 512;       // diagonal tile: 1 MiB of scratch
+constexpr int kSyrkPanelRows = 4096;  // rows per in-place GEMM (bounds the driver's packing)
+
+struct SyrkCall {
+  char uplo, trans;
+  int n, k;
+  float alpha;
+  const float* A;
+  int lda;
+  float beta;
+};
+
+// C(i0:i0+rows, j0:j0+cols) (column-major, ldc) = the GEMM tile of op(A) op(A)^T.
+void syrk_tile(const SyrkCall& s, int i0, int rows, int j0, int cols, float* C, int ldc) {
   const Config& cfg = config();
-  // Work on a full n x n copy: the triangle from C (only if beta != 0), the
-  // rest zero; GEMM over it; copy the triangle back.
-  std::vector<float> W(static_cast<std::size_t>(n) * n, 0.0f);
-  auto in_tri = [&](int i, int j) { return uplo == 'U' ? i <= j : i >= j; };
-  if (beta != 0.0f)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i)
-        if (in_tri(i, j)) W[static_cast<std::size_t>(j) * n + i] = C[static_cast<std::size_t>(j) * ldc + i];
-  const bool notrans = trans == 'N';
-  // op(A) is n x k: A (n x k, lda) if 'N', else A^T with A k x n.
+  const bool notrans = s.trans == 'N';
+  // op(A) is n x k: A (n x k) if 'N', else A^T with A k x n; row i of op(A)
+  // starts at A + i ('N') or A + i*lda ('T').
+  auto row_of = [&](int i) {
+    return s.A + (notrans ? static_cast<std::size_t>(i) : static_cast<std::size_t>(i) * s.lda);
+  };
   if (mmaemu_gemm(cfg.model, &cfg.options, MMAEMU_COL_MAJOR, notrans ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
-                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, n, n, k, alpha, A, lda, A, lda, beta, W.data(),
-                  std::max(1, n)) != MMAEMU_OK)
+                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, rows, cols, s.k, s.alpha, row_of(i0), s.lda, row_of(j0),
+                  s.lda, s.beta, C, ldc) != MMAEMU_OK)
     fail_call("SSYRK ");
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i)
-      if (in_tri(i, j)) C[static_cast<std::size_t>(j) * ldc + i] = W[static_cast<std::size_t>(j) * n + i];
 }
 
-bool syrk_check(const char* name, char uplo, char trans, int n, int k, int lda, int ldc, int first) {
+void syrk_col(const SyrkCall& s, float* C, int ldc) {
+  auto at = [&](float* base, int ld, int i, int j) { return base + static_cast<std::size_t>(j) * ld + i; };
+  const std::size_t tile = static_cast<std::size_t>(std::min(kSyrkTile, std::max(1, s.n)));
+  std::vector<float> W;
+  no_throw("SSYRK ", [&] { W.assign(tile * tile, 0.0f); });
+  for (int j0 = 0; j0 < s.n; j0 += kSyrkTile) {
+    const int nb = std::min(kSyrkTile, s.n - j0);
+    // The diagonal tile through W: the triangle from C (read only if beta != 0).
+    auto in_tri = [&](int i, int j) { return s.uplo == 'U' ? i <= j : i >= j; };
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i)
+        *at(W.data(), nb, i, j) = s.beta != 0.0f && in_tri(i, j) ? *at(C, ldc, j0 + i, j0 + j) : 0.0f;
+    syrk_tile(s, j0, nb, j0, nb, W.data(), nb);
+    for (int j = 0; j < nb; ++j)
+      for (int i = 0; i < nb; ++i)
+        if (in_tri(i, j)) *at(C, ldc, j0 + i, j0 + j) = *at(W.data(), nb, i, j);
+    // The rest of the block column, in place: rows above (upper) or below (lower).
+    const int first = s.uplo == 'U' ? 0 : j0 + nb, last = s.uplo == 'U' ? j0 : s.n;
+    for (int i0 = first; i0 < last; i0 += kSyrkPanelRows) {
+      const int rows = std::min(kSyrkPanelRows, last - i0);
+      syrk_tile(s, i0, rows, j0, nb, at(C, ldc, i0, j0), ldc);
+    }
+  }
+}
+
+// The Fortran ssyrk check (netlib order); the parameter number, 0 if none.
+int syrk_info(char uplo, char trans, int n, int k, int lda, int ldc) {
   const int nrowa = trans == 'N' ? n : k;
-  int info = 0;
-  if (uplo != 'U' && uplo != 'L') info = 1;
-  else if (trans != 'N' && trans != 'T' && trans != 'C') info = 2;
-  else if (n < 0) info = 3;
-  else if (k < 0) info = 4;
-  else if (lda < std::max(1, nrowa)) info = 7;
-  else if (ldc < std::max(1, n)) info = 10;
-  if (info) report(name, info + first);
-  return info == 0;
+  if (uplo != 'U' && uplo != 'L') return 1;
+  if (trans != 'N' && trans != 'T' && trans != 'C') return 2;
+  if (n < 0) return 3;
+  if (k < 0) return 4;
+  if (lda < std::max(1, nrowa)) return 7;
+  if (ldc < std::max(1, n)) return 10;
+  return 0;
 }
 }  // namespace
 
@@ -342,8 +418,8 @@ MMAEMU_EXPORT void ssyrk_(const char* uplo, const char* trans, const int* n, con
   }
   Depth guard;
   const char u = upper(uplo), t = upper(trans);
-  if (!syrk_check("SSYRK ", u, t, *n, *k, *lda, *ldc, 0)) return;
-  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col(u, t, *n, *k, *alpha, A, *lda, *beta, C, *ldc); });
+  if (const int info = syrk_info(u, t, *n, *k, *lda, *ldc)) return report("SSYRK ", info);
+  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col({u, t, *n, *k, *alpha, A, *lda, *beta}, C, *ldc); });
 }
 
 using cblas_ssyrk_fn = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
@@ -358,15 +434,15 @@ MMAEMU_EXPORT void cblas_ssyrk(int order, int uplo, int trans, int n, int k, flo
   Depth guard;
   char u = uplo == kUpper ? 'U' : uplo == kLower ? 'L' : '?';
   char t = trans == kNoTrans ? 'N' : (trans == kTrans || trans == kConjTrans) ? 'T' : '?';
+  // Order, Uplo and Trans are CBLAS-level errors (as in the reference CBLAS).
+  const int cblas_info = order != kColMajor && order != kRowMajor ? 1 : u == '?' ? 2 : t == '?' ? 3 : 0;
+  if (cblas_info) return report_cblas("cblas_ssyrk", cblas_info);
   if (order == kRowMajor) {  // row-major = column-major of the transpose: swap uplo and trans
-    u = u == 'U' ? 'L' : u == 'L' ? 'U' : u;
-    t = t == 'N' ? 'T' : t == 'T' ? 'N' : t;
-  } else if (order != kColMajor) {
-    report("SSYRK ", 1);
-    return;
+    u = u == 'U' ? 'L' : 'U';
+    t = t == 'N' ? 'T' : 'N';
   }
-  if (!syrk_check("SSYRK ", u, t, n, k, lda, ldc, 1)) return;
-  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col(u, t, n, k, alpha, A, lda, beta, C, ldc); });
+  if (const int info = syrk_info(u, t, n, k, lda, ldc)) return report("SSYRK ", info);
+  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col({u, t, n, k, alpha, A, lda, beta}, C, ldc); });
 }
 
 // ---------------------------------------------------------------------------
@@ -398,7 +474,8 @@ MMAEMU_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, d
     static const auto real = reinterpret_cast<cblas_dgemm_fn>(real_symbol("cblas_dgemm"));
     return real(order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   }
-  emulate_cblas(g_dgemm, "DGEMM ", Gemm::d, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  emulate_cblas(g_dgemm, "cblas_dgemm", "DGEMM ", Gemm::d, order, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                ldc);
 }
 
 // ---------------------------------------------------------------------------
@@ -431,7 +508,8 @@ void native_sbgemm(char ta, char tb, int m, int n, int k, float alpha, const uin
                    const uint16_t* B, int ldb, float beta, float* C, int ldc) {
   static const auto sgemm = reinterpret_cast<sgemm_fn>(real_symbol("sgemm_"));
   const int ar = ta == 'N' ? m : k, ac = ta == 'N' ? k : m, br = tb == 'N' ? k : n, bc = tb == 'N' ? n : k;
-  const std::vector<float> a = widen_bf16(A, ar, ac, lda), b = widen_bf16(B, br, bc, ldb);
+  std::vector<float> a, b;
+  no_throw("SBGEMM", [&] { a = widen_bf16(A, ar, ac, lda), b = widen_bf16(B, br, bc, ldb); });
   const int la = std::max(1, ar), lb = std::max(1, br);
   const char sa[2] = {ta, 0}, sb[2] = {tb, 0};
   sgemm(sa, sb, &m, &n, &k, &alpha, a.data(), &la, b.data(), &lb, &beta, C, &ldc);
@@ -458,13 +536,13 @@ MMAEMU_EXPORT void cblas_sbgemm(int order, int transa, int transb, int m, int n,
                                 int ldc) {
   const Config& cfg = config();
   if (cfg.model && !t_depth)
-    return emulate_cblas(g_sbgemm, "SBGEMM", Gemm::sb, order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
-                         C, ldc);
+    return emulate_cblas(g_sbgemm, "cblas_sbgemm", "SBGEMM", Gemm::sb, order, transa, transb, m, n, k, alpha, A,
+                         lda, B, ldb, beta, C, ldc);
   static const auto real = reinterpret_cast<cblas_sbgemm_fn>(find_real("cblas_sbgemm"));
   if (real) return real(order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   Depth guard;
   const char ta = cblas_trans(transa), tb = cblas_trans(transb);
-  if (const int info = cblas_gemm_info(order, ta, tb, m, n, k, lda, ldb, ldc)) return report("SBGEMM", info);
+  if (report_cblas_gemm("cblas_sbgemm", "SBGEMM", order, ta, tb, m, n, k, lda, ldb, ldc)) return;
   if (order == kColMajor) native_sbgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   else native_sbgemm(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
 }

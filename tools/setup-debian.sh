@@ -9,6 +9,6 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
   doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
-  python3-numpy libeigen3-dev gfortran gnuplot-nox \
+  python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test \
   libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin >/dev/null
 echo "setup-debian: packages installed"

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "driver/gemm.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -26,13 +31,31 @@
 namespace mmaemu::driver {
 namespace {
 
+constexpr long kMaxThreads = 4096;
+
 int env_int(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) return 0;
   char* end = nullptr;
   const long x = std::strtol(v, &end, 10);
-  return (*end == '\0' && x > 0 && x < 4096) ? static_cast<int>(x) : 0;
+  return (*end == '\0' && x > 0 && x <= kMaxThreads) ? static_cast<int>(x) : 0;
 }
+
+// MMA_NUM_THREADS is ours: a malformed or out-of-range value is refused
+// (OMP_NUM_THREADS belongs to the OpenMP runtime, which reports its own).
+int mma_num_threads() {
+  const char* v = std::getenv("MMA_NUM_THREADS");
+  if (!v || !*v) return 0;
+  if (const int t = env_int("MMA_NUM_THREADS")) return t;
+  throw std::invalid_argument(std::string("MMA_NUM_THREADS='") + v + "': not a whole number from 1 to " +
+                              std::to_string(kMaxThreads));
+}
+
+// libgomp's thread pool does not survive fork(): a forked child that starts
+// a parallel region waits for the parent's threads forever. A child runs
+// every call on its own thread (the bits never depend on the thread count).
+bool g_forked_child = false;
+[[maybe_unused]] const int g_fork_handler = pthread_atfork(nullptr, nullptr, [] { g_forked_child = true; });
 
 // convert() for the conversions the driver makes per element, with the
 // identity and the exact fp16 -> fp32 widening done without decoding.
@@ -180,6 +203,7 @@ struct AlignedBuf {
   T* get(std::size_t count) {
     if (count > cap || !p) {
       p = hwy::AllocateAligned<T>(std::max<std::size_t>(count, 1));
+      if (!p) throw std::bad_alloc();  // the C API reports it
       cap = std::max<std::size_t>(count, 1);
     }
     return p.get();
@@ -377,8 +401,9 @@ void split_exact(double x, int man, int32_t& sig, int32_t& exp) {
 }  // namespace
 
 int thread_count(int requested) {
+  if (g_forked_child) return 1;
   if (requested > 0) return requested;
-  if (int t = env_int("MMA_NUM_THREADS")) return t;
+  if (int t = mma_num_threads()) return t;
   if (int t = env_int("OMP_NUM_THREADS")) return t;
 #ifdef _OPENMP
   return omp_get_num_procs();

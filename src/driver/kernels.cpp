@@ -205,13 +205,17 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
 
 uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
                       const int32_t* sb, const int32_t* eb, uint32_t c) {
+  // A late c is no term of the sum: its NaN/Inf meet the sum in add_round
+  // (a sum overflowing to +Inf plus c = -Inf is NaN), as in ref::step.
+  const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
   const CTerm ct = c_term(row.out, c);
-  if (ct.nan) return nan_bits(row);
-  if (ct.inf) return c;
+  if (ct.nan && !late_c) return nan_bits(row);
+  if (ct.inf && !late_c) return c;
   if (!row.out_subnormals && is_subnormal_out(row.out, c)) c = 0;
   Products p;
   uint32_t special = 0;
-  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special)) return special;
+  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special))
+    return late_c ? add_round(row, special, c, row.late_round) : special;
   const auto all = [](int) { return true; };
   switch (row.c_entry) {
     case CEntry::early:

@@ -77,8 +77,11 @@ std::string compare_plot_script(const std::vector<CompareResult>& results, const
     return std::string("NaN");  // zero, Inf or NaN: no bar on a log scale
   };
   std::size_t rows = 0;
+  bool drawable[3] = {false, false, false};  // a column with a bar (gnuplot refuses a histogram without one)
   for (const CompareResult& r : results) {
     if (r.skipped) continue;
+    const double cols[3] = {r.normwise, r.componentwise, r.unit_normwise};
+    for (int c = 0; c < 3; ++c) drawable[c] |= cols[c] > 0 && std::isfinite(cols[c]);
     std::string label = r.model;
     for (char& ch : label)
       if (ch == '"') ch = '\'';
@@ -107,12 +110,24 @@ std::string compare_plot_script(const std::vector<CompareResult>& results, const
        "set key top left noenhanced\n"
        "set ylabel 'relative error (no bar: exactly 0)'\n" +
        std::string(range) + "set title " + gp_quote(title) + " noenhanced\n";
-  if (rows == 0) s += "set label 1 'no model ran' at graph 0.5, 0.5 center\nplot NaN notitle\n";
-  else
-    s += "plot $d using 2:xtic(1) title 'normwise ||C - C_ref||_F / ||C_ref||_F', "
-         "'' using 3 title 'max componentwise |C - C_ref| / |C_ref|', "
-         "'' using 4 title 'unit-only: normwise against the product of the rounded inputs'\n";
-  return s;
+  static const char* const titles[3] = {"normwise ||C - C_ref||_F / ||C_ref||_F",
+                                        "max componentwise |C - C_ref| / |C_ref|",
+                                        "unit-only: normwise against the product of the rounded inputs"};
+  std::string plot, zero;
+  for (int c = 0; c < 3; ++c) {
+    if (!drawable[c]) {
+      zero += std::string(zero.empty() ? "" : "; ") + titles[c];
+      continue;
+    }
+    const std::string column = std::to_string(c + 2);
+    plot += plot.empty() ? "plot $d using " + column + ":xtic(1)" : ", '' using " + column;
+    plot += std::string(" title '") + titles[c] + "'";
+  }
+  if (rows == 0) return s + "set label 1 'no model ran' at graph 0.5, 0.5 center\nplot NaN notitle\n";
+  if (!zero.empty())
+    s += "set label 2 " + gp_quote("exactly 0 (or not finite) on every model: " + zero) +
+         " at graph 0.5, 0.95 center noenhanced\n";
+  return s + (plot.empty() ? "plot NaN notitle" : plot) + "\n";
 }
 
 }  // namespace mmaemu::experiments

@@ -167,6 +167,8 @@ Matrix read_npy(const std::string& path, const std::string& bytes) {
       default: { int32_t i; std::memcpy(&i, src, 4); x = i; break; }
     }
     const std::size_t i = fortran ? e % shape[0] : e / shape[1], j = fortran ? e / shape[0] : e % shape[1];
+    if (!std::isfinite(x))
+      file_error(path, "element (" + std::to_string(i) + ", " + std::to_string(j) + ") is not a finite number");
     m(i, j) = x;
   }
   return m;
@@ -197,10 +199,10 @@ Matrix read_matrix(const std::string& path) {
       if (!*s) break;
       char* end = nullptr;
       const double x = std::strtod(s, &end);
-      if (end == s || (*end != ' ' && *end != '\0')) {
+      if (end == s || (*end != ' ' && *end != '\0') || !std::isfinite(x)) {  // inf, nan, 1e400: refused
         const char* e = s;
         while (*e && *e != ' ') ++e;
-        file_error(path, "line " + std::to_string(no) + ": '" + std::string(s, e) + "' is not a number");
+        file_error(path, "line " + std::to_string(no) + ": '" + std::string(s, e) + "' is not a finite number");
       }
       row.push_back(x);
       s = end;

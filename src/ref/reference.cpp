@@ -315,12 +315,18 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
     b = wb.data();
   }
   const Unpacked cu = decode(row.out, c);
-  if (Special s = specials(row, in, k, a, b, cu); s.hit) return s.bits;
+  // A late c (spec §2.12) is no term of the fused sum: it enters by a
+  // separate IEEE addition, so a special product sum meets it there, and a
+  // sum that overflows to +Inf plus c = -Inf is NaN, not c.
+  const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
+  auto finish = [&](uint64_t t) { return late_c ? add_round(row, t, c, row.late_round) : t; };
+  const Unpacked c_in_sum = late_c ? decode(row.out, zero_bits(row.out, false)) : cu;
+  if (Special s = specials(row, in, k, a, b, c_in_sum); s.hit) return finish(s.bits);
   if (!row.out_subnormals && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
 
   const std::vector<Product> ps = products(row, in, k, a, b);
   if (row.product_overflow)
-    if (Special s = product_overflow(row, ps); s.hit) return s.bits;
+    if (Special s = product_overflow(row, ps); s.hit) return finish(s.bits);
 
   switch (row.c_entry) {
     case CEntry::early:
@@ -339,7 +345,7 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
         for (const Product& p : ps) ts.push_back(p.t);
         t = fused_early(row, ts, c0);
       }
-      return early ? t : add_round(row, t, c, row.late_round);
+      return early ? t : finish(t);
     }
     case CEntry::late_rd: {
       Partial P;

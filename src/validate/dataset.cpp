@@ -67,8 +67,8 @@ std::vector<uint32_t> read_hex(const fs::path& file, std::size_t& k) {
     }
     if (k == 0) k = count;
     else if (count != k)
-      throw DataError(file, n, "expected " + std::to_string(k) + " values, got " +
-                                   std::to_string(count));
+      throw DataError(file, n, "expected " + std::to_string(k) + " values, got " + std::to_string(count) +
+                                   " (line 1 has " + std::to_string(k) + ")");
   }
   if (n == 0) throw DataError(file, 0, "empty file");
   return v;
@@ -108,11 +108,13 @@ Samples read_samples(const DataSet& set, const std::string& out) {
   if (kb != s.k)
     throw DataError(fb, 1, "k = " + std::to_string(kb) + " differs from " + fa.filename().string());
   const std::size_t n = s.a.size() / s.k;
+  // A file with extra samples: the first extra line; a short file: no line
+  // of it is wrong (it ends early), so no line number.
   auto check = [&](const fs::path& f, std::size_t m) {
-    if (m != n)
-      throw DataError(f, std::min(m, n) + 1, "has " + std::to_string(m) + " samples, " +
-                                                 fa.filename().string() + " has " +
-                                                 std::to_string(n));
+    const std::string counts = "has " + std::to_string(m) + " samples, " + fa.filename().string() + " has " +
+                               std::to_string(n);
+    if (m > n) throw DataError(f, n + 1, counts + " (this sample has no counterpart)");
+    if (m < n) throw DataError(f, 0, counts + " (it ends after line " + std::to_string(m) + ")");
   };
   check(fb, s.b.size() / s.k);
   check(fc, s.c.size());

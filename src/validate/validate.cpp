@@ -178,13 +178,22 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
     std::fflush(progress);
     shown = true;
   };
+  std::vector<std::vector<DataSet>> sets_of_roots;
+  for (const std::string& root : roots) {
+    sets_of_roots.push_back(find_sets(root));
+    // No samples is no validation: never a silent pass.
+    if (sets_of_roots.back().empty())
+      throw DataError(root, 0,
+                      "no data sets found (expected ROOT/<GPU>/<format>/ folders holding a_, b_, c_ and "
+                      "d_<GPU>_fp32.txt or d_<GPU>_fp16.txt files; give the folder above the GPU folders)");
+  }
   char line[256];
   std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9s %10s %9s %14s\n", "model", "input",
                 "output", "instruction", "samples", "mismatches", "excluded", "p_bound(1e-6)");
   os << line;
   std::size_t total = 0, bad = 0, excluded = 0;
-  for (const std::string& root : roots) {
-    for (const DataSet& set : find_sets(root)) {
+  for (const std::vector<DataSet>& sets : sets_of_roots) {
+    for (const DataSet& set : sets) {
       for (const std::string& out : set.outputs) {
         label = set.gpu + " " + set.fmt + " -> " + out;
         last = clock::now();

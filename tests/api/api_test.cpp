@@ -264,6 +264,25 @@ TEST_CASE("errors: unsupported formats are refused, MMA_MODEL is read") {
   unsetenv("MMA_MODEL");
 }
 
+TEST_CASE("errors: a malformed MMA_NUM_THREADS is an error status, never ignored") {
+  Handle h("MI250");
+  std::vector<float> x(4, 1.0f);
+  for (const char* bad : {"abc", "-1", "0", "99999", "4x", "4097"}) {
+    CAPTURE(bad);
+    setenv("MMA_NUM_THREADS", bad, 1);
+    CHECK(mmaemu_sgemm(h.m, "fp32", MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1, x.data(), 2,
+                       x.data(), 2, 0, x.data(), 2) == MMAEMU_ERR_ARGUMENT);
+    CHECK(std::string(mmaemu_last_error()) ==
+          std::string("MMA_NUM_THREADS='") + bad + "': not a whole number from 1 to 4096");
+  }
+  for (const char* good : {"1", "3"}) {
+    setenv("MMA_NUM_THREADS", good, 1);
+    CHECK(mmaemu_sgemm(h.m, "fp32", MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1, x.data(), 2,
+                       x.data(), 2, 0, x.data(), 2) == MMAEMU_OK);
+  }
+  unsetenv("MMA_NUM_THREADS");
+}
+
 TEST_CASE("sgemm input conversion at the format boundaries equals convert()") {
   // C = a * 1 on the unit: the product is exact, so C is the converted a.
   const float one = 1.0f;

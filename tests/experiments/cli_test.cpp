@@ -2,11 +2,15 @@
 // Option errors of compare and experiment: exit status 2 and a message.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "experiments/commands.h"
+#include "experiments/plot.h"
 
 using namespace mmaemu::experiments;
 
@@ -71,6 +75,31 @@ TEST_CASE("compare --png without gnuplot: a warning, status 0") {
   unsetenv("MMAEMU_GNUPLOT");
   CHECK(r.rc == 0);
   CHECK(r.err.find("warning: no chart /tmp/never-written.png") != std::string::npos);
+}
+
+TEST_CASE("compare --png: a chart also when an error column is exactly 0 (log scale)") {
+  if (!run_gnuplot("set terminal dumb\nset output '/dev/null'\nplot x\n").ok) {
+    MESSAGE("gnuplot not usable here: PNG not tested");
+    return;
+  }
+  // Small integers: every product is exact, every error column is 0.
+  const std::string dir = std::filesystem::temp_directory_path() / "mmaemu_cli_png";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir + "/a.txt") << "1 2 3\n4 5 6\n";
+    std::ofstream(dir + "/b.txt") << "1 0\n2 1\n-3 2\n";
+  }
+  const std::string png = dir + "/zero.png";
+  std::filesystem::remove(png);
+  const Run r = compare({"--models", "H100,MI250", "--a", dir + "/a.txt", "--b", dir + "/b.txt", "--png", png});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.err.empty());
+  std::ifstream f(png, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  CHECK(bytes.size() > 1000);
+  CHECK(bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("experiment: bad names and options exit with status 2 and say why") {

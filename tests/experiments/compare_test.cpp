@@ -197,7 +197,16 @@ TEST_CASE("compare: matrices from text and .npy files") {
     std::ofstream f(tb);
     f << "1 2\n3 x\n";
   }
-  CHECK_THROWS_WITH_AS(read_matrix(tb), doctest::Contains("'x' is not a number"), UsageError);
+  CHECK_THROWS_WITH_AS(read_matrix(tb), doctest::Contains("'x' is not a finite number"), UsageError);
+  // Infinite, NaN and out-of-range entries are refused (no error can be measured on them).
+  for (const char* bad : {"inf", "-inf", "nan", "1e400", "-1e400", "Infinity"}) {
+    {
+      std::ofstream f(tb);
+      f << "1 2\n3 " << bad << "\n";
+    }
+    const std::string want = "line 2: '" + std::string(bad) + "' is not a finite number";
+    CHECK_THROWS_WITH_AS(read_matrix(tb), doctest::Contains(want.c_str()), UsageError);
+  }
   CHECK_THROWS_AS(read_matrix(temp_path("missing.txt")), UsageError);
   std::filesystem::remove(ta);
   std::filesystem::remove(tb);

@@ -2,9 +2,10 @@
 /* The error exits of the netlib test programs (sblat3's CHKE for SGEMM and
  * SSYRK, c_sblat3's c__3chke for cblas_sgemm and cblas_ssyrk), extended to
  * sbgemm_/cblas_sbgemm, run against libmmaemu's BLAS entries. Each call has
- * exactly one bad argument; the program's xerbla_ must be called once with
- * the routine's name and that argument's number, and C must be left as it
- * was. Valid calls (quick returns included) must not call xerbla_.
+ * exactly one bad argument; the program's error handler must be called once
+ * with the routine's name and that argument's number (for CBLAS entries after
+ * the translation the netlib C tester makes, see below), and C must be left
+ * as it was. Valid calls (quick returns included) must not call it.
  *
  * Works with MMA_MODEL set (the emulated entries) and unset (sbgemm's native
  * fallback); the preload or -lmmaemu provides the entries. */
@@ -26,15 +27,39 @@ void cblas_sbgemm(int, int, int, int, int, int, float, const uint16_t*, int, con
 
 enum { RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112, Upper = 121, Lower = 122, Invalid = -1 };
 
-/* sblat3's XERBLA: records the call (LERR, the routine, INFO). */
+/* The error handlers of the netlib testers. A CBLAS entry reports Order,
+ * Uplo and Trans through cblas_xerbla with its own name and number, and the
+ * other arguments through xerbla_ with the Fortran routine's name and the
+ * Fortran number of the call it makes (for row-major the transposed one).
+ * While a CBLAS entry runs, xerbla_ translates as c_sblat3's F77_xerbla and
+ * cblas_xerbla do: "cblas_" + the lower-case name, number + 1, and for a
+ * row-major gemm 4 <-> 5 and 9 <-> 11. Fortran entries: sblat3's XERBLA. */
 static int calls, last_info;
-static char last_name[7];
+static char last_name[16];
+static int in_cblas, row_major; /* set around each CBLAS call */
+
+static void record(const char* name, int info) {
+  ++calls;
+  snprintf(last_name, sizeof last_name, "%s", name);
+  last_info = info;
+}
+void cblas_xerbla(int info, const char* rout, const char* form, ...) {
+  (void)form;
+  if (row_major && strstr(rout, "gemm")) info = info == 4 ? 5 : info == 5 ? 4 : info == 9 ? 11 : info == 11 ? 9 : info;
+  record(rout, info);
+}
 void xerbla_(const char* name, const int* info, int len) {
   (void)len;
-  ++calls;
-  memcpy(last_name, name, 6);
-  last_name[6] = 0;
-  last_info = *info;
+  if (!in_cblas) {
+    char f77[7];
+    memcpy(f77, name, 6);
+    f77[6] = 0;
+    record(f77, *info);
+    return;
+  }
+  char rout[16] = "cblas_";
+  for (int i = 0; i < 6 && name[i] != ' '; ++i) rout[6 + i] = (char)(name[i] | 0x20);
+  cblas_xerbla(*info + 1, rout, "");
 }
 
 static int failures, checks;
@@ -75,15 +100,18 @@ static void f77_gemm(int bf16, const char* ta, const char* tb, int m, int n, int
   else sgemm_(ta, tb, &m, &n, &k, &alpha, A, &lda, B, &ldb, &beta, C, &ldc);
 }
 static void c_gemm(int bf16, int order, int ta, int tb, int m, int n, int k, int lda, int ldb, int ldc) {
+  in_cblas = 1, row_major = order == RowMajor;
   if (bf16) cblas_sbgemm(order, ta, tb, m, n, k, 1.0f, Ah, lda, Bh, ldb, 0.5f, C, ldc);
   else cblas_sgemm(order, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.5f, C, ldc);
+  in_cblas = row_major = 0;
 }
 
 #define F77(INFOT, ...) (arm(), f77_gemm(bf16, __VA_ARGS__), chkxer(name, INFOT, __LINE__))
-#define CBL(INFOT, ...) (arm(), c_gemm(bf16, __VA_ARGS__), chkxer(name, INFOT, __LINE__))
+#define CBL(INFOT, ...) (arm(), c_gemm(bf16, __VA_ARGS__), chkxer(cname, INFOT, __LINE__))
 
 static void gemm_exits(int bf16) {
   const char* name = bf16 ? "SBGEMM" : "SGEMM ";
+  const char* cname = bf16 ? "cblas_sbgemm" : "cblas_sgemm";
   /* sblat3 CHKE, SGEMM: every transpose pair for each argument. */
   F77(1, "/", "N", 0, 0, 0, 1, 1, 1);
   F77(1, "/", "T", 0, 0, 0, 1, 1, 1);
@@ -146,7 +174,12 @@ static void f77_syrk(const char* uplo, const char* trans, int n, int k, int lda,
   ssyrk_(uplo, trans, &n, &k, &alpha, A, &lda, &beta, C, &ldc);
 }
 #define SYRK(INFOT, ...) (arm(), f77_syrk(__VA_ARGS__), chkxer("SSYRK ", INFOT, __LINE__))
-#define CSYRK(INFOT, ...) (arm(), cblas_ssyrk(__VA_ARGS__), chkxer("SSYRK ", INFOT, __LINE__))
+static void c_syrk(int order, int uplo, int trans, int n, int k, int lda, int ldc) {
+  in_cblas = 1;  /* (netlib's row-major translation does not touch syrk) */
+  cblas_ssyrk(order, uplo, trans, n, k, 1.0f, A, lda, 0.5f, C, ldc);
+  in_cblas = 0;
+}
+#define CSYRK(INFOT, ...) (arm(), c_syrk(__VA_ARGS__), chkxer("cblas_ssyrk", INFOT, __LINE__))
 
 static void syrk_exits(void) {
   /* sblat3 CHKE, SSYRK. */
@@ -164,20 +197,20 @@ static void syrk_exits(void) {
       SYRK(10, ul[u], tr[t], 2, 0, 2, 1);
     }
   /* c__3chke, cblas_ssyrk. */
-  CSYRK(1, Invalid, Upper, NoTrans, 0, 0, 1.0f, A, 1, 0.5f, C, 1);
-  CSYRK(2, ColMajor, Invalid, NoTrans, 0, 0, 1.0f, A, 1, 0.5f, C, 1);
-  CSYRK(3, ColMajor, Upper, Invalid, 0, 0, 1.0f, A, 1, 0.5f, C, 1);
+  CSYRK(1, Invalid, Upper, NoTrans, 0, 0, 1, 1);
+  CSYRK(2, ColMajor, Invalid, NoTrans, 0, 0, 1, 1);
+  CSYRK(3, ColMajor, Upper, Invalid, 0, 0, 1, 1);
   const int cu[2] = {Upper, Lower}, ct[2] = {NoTrans, Trans}, order[2] = {ColMajor, RowMajor};
   for (int o = 0; o < 2; ++o)
     for (int u = 0; u < 2; ++u)
       for (int t = 0; t < 2; ++t) {
-        CSYRK(4, order[o], cu[u], ct[t], -1, 0, 1.0f, A, 1, 0.5f, C, 1);
-        CSYRK(5, order[o], cu[u], ct[t], 0, -1, 1.0f, A, 1, 0.5f, C, 1);
+        CSYRK(4, order[o], cu[u], ct[t], -1, 0, 1, 1);
+        CSYRK(5, order[o], cu[u], ct[t], 0, -1, 1, 1);
         /* lda >= n where A is n x k column-major or k x n row-major, else >= k. */
         const int stored_nk = (ct[t] == NoTrans) == (order[o] == ColMajor);
-        if (stored_nk) CSYRK(8, order[o], cu[u], ct[t], 2, 0, 1.0f, A, 1, 0.5f, C, 2);
-        else CSYRK(8, order[o], cu[u], ct[t], 0, 2, 1.0f, A, 1, 0.5f, C, 1);
-        CSYRK(11, order[o], cu[u], ct[t], 2, 0, 1.0f, A, 2, 0.5f, C, 1);
+        if (stored_nk) CSYRK(8, order[o], cu[u], ct[t], 2, 0, 1, 2);
+        else CSYRK(8, order[o], cu[u], ct[t], 0, 2, 1, 1);
+        CSYRK(11, order[o], cu[u], ct[t], 2, 0, 2, 1);
       }
 }
 
