@@ -5,6 +5,7 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace {
 
 const char* const kScheduleSyntax =
     "valid: chain, promote:P, splitk:S, splitk:S:tree, or one splitk and one promote joined by ',' "
-    "(splitk:2,promote:128); P a positive multiple of the unit's instruction k, S >= 1";
+    "or '+' (splitk:2,promote:128); P a positive multiple of the unit's instruction k, S >= 1";
 
 [[noreturn]] void bad_schedule(const std::string& text, const std::string& why) {
   throw std::invalid_argument("invalid schedule '" + text + "': " + why + " (" + kScheduleSyntax + ")");
@@ -55,6 +56,15 @@ uint64_t scaled_once(double beta, Fmt f, uint64_t x, Fmt to) {
   ref::WideAccumulator acc;
   acc.add(neg, static_cast<unsigned __int128>(u.sig) * v.sig, u.exp + v.exp);
   return acc.round(to, Round::rne, Overflow::ieee);
+}
+
+// Operand X seen from element (r, c) of op(X) on.
+Operand shifted(const Operand& X, std::size_t r, std::size_t c) {
+  const std::ptrdiff_t at = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
+                                    : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
+  Operand o = X;
+  o.data = static_cast<const unsigned char*>(X.data) + at * (info(X.storage).width / 8);
+  return o;
 }
 
 // Pieces of at most `interval` from r.k0 on (interval 0: r itself).
@@ -137,6 +147,7 @@ Schedule parse_schedule(const std::string& text) {
   Schedule s;
   if (t == "chain") return s;
   if (t.empty()) bad_schedule(text, "empty");
+  std::replace(t.begin(), t.end(), '+', ',');  // '+' joins too (lists of schedules use ',')
   for (const std::string& item : split_on(t, ',')) {
     const std::vector<std::string> f = split_on(item, ':');
     if (f[0] == "promote" && f.size() == 2) {
@@ -191,23 +202,37 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
                     std::ptrdiff_t ldc) {
   check_schedule(s, *spec.row);
   if (s.is_chain() || alpha == 0.0 || m == 0 || n == 0) return gemm(spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
-  if (main_format(*spec.row) == Fmt::fp64) run_scheduled<double>(s, spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
-  else run_scheduled<float>(s, spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
+  // Threads take slices of rows, each running the whole schedule on one
+  // thread: one synchronisation per call instead of several per piece (each
+  // element's arithmetic is the same either way). B is packed per slice.
+  constexpr std::size_t kMinRows = 8;
+  const std::size_t slices = std::min<std::size_t>(static_cast<std::size_t>(thread_count(spec.threads)),
+                                                   (m + kMinRows - 1) / kMinRows);
+  GemmSpec one = spec;
+  one.threads = 1;
+  const std::size_t c_width = info(c_storage).width / 8;
+  std::exception_ptr error;
+#pragma omp parallel for num_threads(static_cast<int>(slices)) schedule(static, 1)
+  for (std::size_t q = 0; q < slices; ++q) {
+    const std::size_t i0 = m * q / slices, rows = m * (q + 1) / slices - i0;
+    void* c = static_cast<unsigned char*>(C) + static_cast<std::ptrdiff_t>(i0) * ldc * static_cast<std::ptrdiff_t>(c_width);
+    try {
+      if (main_format(*spec.row) == Fmt::fp64)
+        run_scheduled<double>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+      else
+        run_scheduled<float>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+    } catch (...) {
+#pragma omp critical(mmaemu_schedule_error)
+      error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 // ---------------------------------------------------------------------------
 // Building blocks (schedule_parts.h).
 
 namespace {
-std::ptrdiff_t at_of(const Operand& X, std::size_t r, std::size_t c) {
-  return X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
-                 : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
-}
-Operand shifted(const Operand& X, std::size_t r, std::size_t c) {
-  Operand o = X;
-  o.data = static_cast<const unsigned char*>(X.data) + at_of(X, r, c) * (info(X.storage).width / 8);
-  return o;
-}
 std::ptrdiff_t c_at(const Block& b, std::ptrdiff_t ldc, std::size_t i, std::size_t w) {
   return static_cast<std::ptrdiff_t>(i) * ldc + static_cast<std::ptrdiff_t>(b.j0 + w);
 }

@@ -43,7 +43,8 @@ struct Schedule {
 };
 
 /// Parses "chain", "promote:P", "splitk:S", "splitk:S:tree", or a
-/// comma-separated combination of one splitk and one promote (any order).
+/// combination of one splitk and one promote joined by ',' or '+' (any
+/// order; '+' where a list of schedules is comma-separated).
 /// Throws std::invalid_argument with the valid syntax.
 Schedule parse_schedule(const std::string& text);
 /// The canonical text ("splitk:2,promote:128").

@@ -180,7 +180,7 @@ void check_case(const Case& c, mmaemu_gemm_options opt, std::mt19937_64& rng) {
   const std::size_t kk = static_cast<std::size_t>(tk);
   const Model model = lookup_model(c.model);
   const ModelRow& row = *model.find(static_cast<Fmt>(opt.input), static_cast<Fmt>(opt.output));
-  const Data<T> d(7, 19, 9 * kk + 5, rng);
+  const Data<T> d(9, 19, 9 * kk + 5, rng);  // 9 rows: two row slices on 2 threads
   struct Mode {
     mmaemu_accumulate acc;
     double alpha, beta;
