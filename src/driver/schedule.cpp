@@ -255,7 +255,9 @@ void add_into(const Block& b, T* dst, const T* src) {
 #pragma omp parallel for num_threads(b.threads) schedule(static)
   for (std::size_t i = 0; i < b.m; ++i) {
     FpEnvGuard env;  // binary32/64 RNE, no flush to zero
-    for (std::size_t w = 0; w < b.nc; ++w) dst[i * b.nc + w] += src[i * b.nc + w];
+    T* __restrict d = dst + i * b.nc;
+    const T* __restrict x = src + i * b.nc;
+    for (std::size_t w = 0; w < b.nc; ++w) d[w] += x[w];
   }
 }
 
@@ -289,12 +291,19 @@ void store_main(const Epilogue& e, const Block& b, const T* main) {
 #pragma omp parallel for num_threads(b.threads) schedule(static)
   for (std::size_t i = 0; i < b.m; ++i) {
     FpEnvGuard env;
+    const bool same = e.c_storage == F;  // C in the main format: no conversions
+    U* crow = same ? static_cast<U*>(e.C) + c_at(b, e.ldc, i, 0) : nullptr;
     for (std::size_t w = 0; w < b.nc; ++w) {
       const std::ptrdiff_t at = c_at(b, e.ldc, i, w);
       const T x = main[i * b.nc + w];
       T r = e.alpha == 1.0 ? x : al * x;
-      if (use_c) r = std::fma(al, x, be * std::bit_cast<T>(static_cast<U>(convert(e.c_storage, F, load(e.c_storage, e.C, at), Round::rne))));
-      store(e.c_storage, e.C, at, std::isnan(x) || std::isnan(r) ? nan_store : convert(F, e.c_storage, std::bit_cast<U>(r), Round::rne));
+      if (use_c) {
+        const U c = same ? crow[w] : static_cast<U>(convert(e.c_storage, F, load(e.c_storage, e.C, at), Round::rne));
+        r = std::fma(al, x, be * std::bit_cast<T>(c));
+      }
+      const bool nan = std::isnan(x) || std::isnan(r);
+      if (same) crow[w] = nan ? static_cast<U>(nan_store) : std::bit_cast<U>(r);
+      else store(e.c_storage, e.C, at, nan ? nan_store : convert(F, e.c_storage, std::bit_cast<U>(r), Round::rne));
     }
   }
 }

@@ -18,30 +18,19 @@
 #include <vector>
 
 #include "driver/schedule.h"
+#include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
+using api_test::Handle;
+using api_test::hex;
+using api_test::test_seed;
 
 namespace {
 
-const uint64_t kSeed = [] {
-  const char* s = std::getenv("MMAEMU_TEST_SEED");
-  return s ? std::strtoull(s, nullptr, 10) : 11ull;
-}();
-
-struct Handle {
-  mmaemu_model* m = nullptr;
-  explicit Handle(const char* name) { REQUIRE(mmaemu_model_lookup(name, &m) == MMAEMU_OK); }
-  ~Handle() { mmaemu_model_free(m); }
-};
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+const uint64_t kSeed = test_seed(11);
 
 // One unit path of the engine per case (aligned, exact, pairwise, fma chain,
 // late c, interleaved HMMA, an fp16 accumulator, an fp64 unit).
