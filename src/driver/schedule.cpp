@@ -75,7 +75,7 @@ std::vector<KRange> pieces_of(KRange r, std::size_t interval) {
   return out;
 }
 
-// Bytes of main-format scratch per output column that a block may use.
+// Bytes of scratch (all buffers together) a block of columns may use.
 constexpr std::size_t kScratchBudget = std::size_t{64} << 20;
 
 template <typename T>

@@ -10,8 +10,6 @@
 #include <bit>
 #include <limits>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
