@@ -3,7 +3,9 @@
 // same matrices in the same run (never a timed test; see README).
 //
 //   mmaemu-bench [--model M] [--input F] [--n N[,N...]] [--threads T[,T...]]
-//                [--csv FILE] [--repeat R]
+//                [--csv FILE] [--repeat R] [--schedule S]
+// --schedule runs every row under one schedule (promote:128, splitk:4, ...;
+// a combination as in the C API); the rows then name it.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -98,7 +100,7 @@ void engine_throughput() {
 
 int main(int argc, char** argv) {
   std::vector<Case> cases = kDefaultCases;
-  std::string only_model, only_input, csv_file;
+  std::string only_model, only_input, csv_file, schedule;
   std::vector<int> sizes = {256, 1024, 2048, 4096}, threads = {1, 2};
   int repeat = 0;
   for (int i = 1; i < argc; ++i) {
@@ -109,10 +111,11 @@ int main(int argc, char** argv) {
     else if (arg("--threads")) threads = int_list(argv[++i]);
     else if (arg("--csv")) csv_file = argv[++i];
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
+    else if (arg("--schedule")) schedule = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: mmaemu-bench [--model M] [--input F] [--n N,...] [--threads T,...] "
-                   "[--csv FILE] [--repeat R]\n");
+                   "[--csv FILE] [--repeat R] [--schedule S]\n");
       return 2;
     }
   }
@@ -161,6 +164,7 @@ int main(int argc, char** argv) {
           return 2;
         }
         opt.threads = t;
+        opt.schedule = schedule.empty() ? nullptr : schedule.c_str();
         int status = MMAEMU_OK;
         const double t_emu = best_time(r, [&] {
           status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
@@ -173,11 +177,12 @@ int main(int argc, char** argv) {
         }
         const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
         const char* out = "fp32";
-        std::printf("%-13s %-6s %-6s %6d %7d %10.3f %16.2f %9.4f %13.1f\n", c.model.c_str(), c.input.c_str(), out,
+        const std::string name = schedule.empty() ? c.model : c.model + " " + schedule;
+        std::printf("%-13s %-6s %-6s %6d %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(), out,
                     n, t, g, gb, g / gb, peak_rss_mib());
         std::fflush(stdout);
         if (csv)
-          std::fprintf(csv, "%s,%s,%s,%d,%d,%.4f,%.3f,%.5f,%.1f\n", c.model.c_str(), c.input.c_str(), out, n, t, g,
+          std::fprintf(csv, "%s,%s,%s,%d,%d,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), out, n, t, g,
                        gb, g / gb, peak_rss_mib());
       }
     }

@@ -39,6 +39,7 @@ struct Config {
   mmaemu_gemm_options options{};
   bool emulate_dgemm = false;     // MMA_DGEMM=model
   bool verbose = false;
+  std::string schedule;           // MMA_SCHEDULE (options.schedule points here)
 };
 
 [[noreturn]] void config_error(const std::string& what) {
@@ -66,6 +67,23 @@ void print_stats() {
   line("sbgemm", g_sbgemm);
   mmaemu::shim::print_gemv_stats();
   mmaemu::shim::print_forwarded();
+}
+
+// MMA_SCHEDULE: the schedule of every emulated GEMM (unset: chain), checked
+// now against the sgemm unit (and the fp64 one under MMA_DGEMM=model) by a
+// GEMM of size zero.
+void read_schedule(Config& cfg) {
+  const char* s = std::getenv("MMA_SCHEDULE");
+  if (!s || !*s) return;
+  cfg.schedule = s;
+  cfg.options.schedule = cfg.schedule.c_str();
+  mmaemu_gemm_options opt = cfg.options;
+  for (int pass = 0; pass < (cfg.emulate_dgemm ? 2 : 1); ++pass) {
+    if (pass == 1) opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
+    if (mmaemu_gemm(cfg.model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0, nullptr, 1,
+                    nullptr, 1, 0.0, nullptr, 1) != MMAEMU_OK)
+      config_error(std::string("MMA_SCHEDULE: ") + mmaemu_last_error());
+  }
 }
 
 const Config& config() {
@@ -102,6 +120,7 @@ const Config& config() {
         config_error(std::string("MMA_DGEMM=model: ") + mmaemu_last_error());
     }
     mmaemu::shim::read_gemv_policy();
+    read_schedule(cfg);
     if (cfg.verbose) {
       std::fprintf(stderr, "libmmaemu %s: model %s, sgemm input %s, %s, dgemm %s\n", mmaemu_version(),
                    mmaemu_model_name(cfg.model), cfg.policy.c_str(),

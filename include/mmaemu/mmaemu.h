@@ -131,9 +131,14 @@ typedef struct mmaemu_gemm_options {
   int saturate;                       /**< fp8 inputs: saturate to max finite (SATFINITE) */
   mmaemu_accumulate accumulate;
   int threads; /**< 0: MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores */
+  /** How the unit's partial sums over k combine (README, "Schedules"):
+   *  NULL, "" or "chain" (one accumulator along k), "promote:P",
+   *  "splitk:S", "splitk:S:tree", or "splitk:S,promote:P". A bad schedule,
+   *  or P not a multiple of the instruction k, is MMAEMU_ERR_ARGUMENT. */
+  const char* schedule;
 } mmaemu_gemm_options;
 
-/** Defaults: fp32 storage, fp16 input with RNE, fp32 output, gpu-blas. */
+/** Defaults: fp32 storage, fp16 input with RNE, fp32 output, gpu-blas, chain. */
 MMAEMU_API void mmaemu_gemm_options_init(mmaemu_gemm_options* opt);
 
 /**
@@ -161,6 +166,12 @@ MMAEMU_API int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaem
                             float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc);
 
+/** mmaemu_sgemm under a schedule (mmaemu_gemm_options.schedule; NULL = chain). */
+MMAEMU_API int mmaemu_sgemm_scheduled(const mmaemu_model* model, const char* policy, const char* schedule,
+                                      mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m,
+                                      int n, int k, float alpha, const float* A, int lda, const float* B,
+                                      int ldb, float beta, float* C, int ldc);
+
 /**
  * @brief The sgemm input policy a vendor BLAS would use on this model: its
  *        fp32 unit where it has one (AMD: "fp32", the SFMA chain), else
@@ -183,6 +194,45 @@ MMAEMU_API int mmaemu_hgemm(const mmaemu_model* model, mmaemu_format output,
  * @return MMAEMU_OK or MMAEMU_ERR_ARGUMENT (the message lists valid policies)
  */
 MMAEMU_API int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt);
+
+/** Fine-grained scaled fp8 GEMM (DeepSeek-V3 / DeepGEMM). */
+typedef struct mmaemu_fp8_scaled_options {
+  mmaemu_format format; /**< codes of A and B: MMAEMU_E4M3 (default) or MMAEMU_E5M2 */
+  int block_k;          /**< k elements per scale (128); a multiple of the instruction k */
+  int block_n;          /**< columns of B per scale (128) */
+  int b_trans;          /**< 0: B is k x n (ldb >= n); 1: B is stored n x k (ldb >= k), DeepGEMM's layout */
+  int threads;          /**< as in mmaemu_gemm_options */
+} mmaemu_fp8_scaled_options;
+
+MMAEMU_API void mmaemu_fp8_scaled_options_init(mmaemu_fp8_scaled_options* opt);
+
+/**
+ * @brief D = sum over k blocks of (A block * B block) * sa * sb, row-major.
+ *
+ * A is m x k fp8 codes (uint8_t, lda >= k) with a_scales m x ceil(k/block_k)
+ * (row-major); B has b_scales ceil(k/block_k) x ceil(n/block_n) (row-major);
+ * D is m x n fp32 (ldd >= n). For each k block q in order, the unit sums the
+ * block from +0 (partial, fp32), then
+ *   main = fma(partial, fl32(sa[i][q] * sb[q][j / block_n]), main)
+ * in binary32 with RNE, from main = +0; D = main. This is the common kernel
+ * form (DeepGEMM promotes every 128 elements this way); a kernel may
+ * multiply and add separately and give other bits.
+ */
+MMAEMU_API int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp8_scaled_options* opt, int m,
+                                      int n, int k, const uint8_t* A, int lda, const float* a_scales,
+                                      const uint8_t* B, int ldb, const float* b_scales, float* D, int ldd);
+
+/**
+ * @brief Quantises fp32 X (rows x cols, row-major, ldx) to fp8 codes in
+ *        blocks of block_rows x block_cols (A: 1 x 128; B: 128 x 128).
+ *
+ * Per block scale = fl32(amax / max finite) (448 for e4m3, 57344 for e5m2;
+ * 1 for an all-zero block), code = fp8(fl32(x / scale)) with RNE,
+ * saturating. scales is ceil(rows/block_rows) x ceil(cols/block_cols),
+ * row-major. NaN or Inf in X is MMAEMU_ERR_ARGUMENT.
+ */
+MMAEMU_API int mmaemu_quantize_fp8_blocks(mmaemu_format format, int rows, int cols, const float* X, int ldx,
+                                          int block_rows, int block_cols, uint8_t* Q, int ldq, float* scales);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "driver/gemm.h"
+#include "driver/scaled_fp8.h"
+#include "driver/schedule.h"
 #include "mmaemu/mmaemu.h"
 #include "mmaemu/version.h"
 #include "models/errors.h"
@@ -187,6 +189,7 @@ void mmaemu_gemm_options_init(mmaemu_gemm_options* opt) {
   opt->saturate = 0;
   opt->accumulate = MMAEMU_ACC_GPU_BLAS;
   opt->threads = 0;
+  opt->schedule = nullptr;
 }
 
 int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt) {
@@ -230,6 +233,13 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
   if (!row) return status;
   if (int bad = check_gemm_args(layout, ta, tb, m, n, k, lda, ldb, ldc))
     return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm: parameter " + std::to_string(bad) + " had an illegal value");
+  driver::Schedule schedule;
+  if (int bad = guarded([&] {
+        schedule = driver::parse_schedule(opt->schedule && *opt->schedule ? opt->schedule : "chain");
+        driver::check_schedule(schedule, *row);
+        return static_cast<int>(MMAEMU_OK);
+      }))
+    return bad;
   if (m == 0 || n == 0) return MMAEMU_OK;
   if ((k > 0 && alpha != 0.0 && (!A || !B)) || !C) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
   return guarded([&] {
@@ -249,7 +259,8 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
       std::swap(a, b);
       std::swap(mm, nn);
     }
-    driver::gemm(spec, mm, nn, static_cast<std::size_t>(k), alpha, a, b, beta, to_fmt(opt->c_storage), C, ldc);
+    driver::scheduled_gemm(schedule, spec, mm, nn, static_cast<std::size_t>(k), alpha, a, b, beta,
+                           to_fmt(opt->c_storage), C, ldc);
     return static_cast<int>(MMAEMU_OK);
   });
 }
@@ -270,6 +281,16 @@ int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout la
   return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+int mmaemu_sgemm_scheduled(const mmaemu_model* model, const char* policy, const char* schedule, mmaemu_layout layout,
+                           mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
+                           int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  mmaemu_gemm_options opt;
+  mmaemu_gemm_options_init(&opt);
+  if (int s = mmaemu_parse_policy(policy && *policy ? policy : mmaemu_default_policy(model), &opt)) return s;
+  opt.schedule = schedule;
+  return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 int mmaemu_hgemm(const mmaemu_model* model, mmaemu_format output, mmaemu_layout layout,
                  mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
                  const uint16_t* A, int lda, const uint16_t* B, int ldb, float beta, uint16_t* C,
@@ -280,6 +301,52 @@ int mmaemu_hgemm(const mmaemu_model* model, mmaemu_format output, mmaemu_layout 
   opt.input = MMAEMU_FP16;
   opt.output = output;
   return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void mmaemu_fp8_scaled_options_init(mmaemu_fp8_scaled_options* opt) {
+  if (!opt) return;
+  opt->format = MMAEMU_E4M3;
+  opt->block_k = opt->block_n = 128;
+  opt->b_trans = 0;
+  opt->threads = 0;
+}
+
+int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp8_scaled_options* opt, int m, int n, int k,
+                           const uint8_t* A, int lda, const float* a_scales, const uint8_t* B, int ldb,
+                           const float* b_scales, float* D, int ldd) {
+  if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
+  if (opt->format != MMAEMU_E4M3 && opt->format != MMAEMU_E5M2)
+    return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: format must be MMAEMU_E4M3 or MMAEMU_E5M2");
+  int status;
+  const ModelRow* row = unit_row(model, opt->format, MMAEMU_FP32, status);
+  if (!row) return status;
+  if (m < 0 || n < 0 || k < 0 || opt->block_k <= 0 || opt->block_n <= 0)
+    return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: negative size or non-positive block size");
+  if (lda < std::max(1, k) || ldb < std::max(1, opt->b_trans ? k : n) || ldd < std::max(1, n))
+    return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: a leading dimension is too small");
+  if (m == 0 || n == 0) return MMAEMU_OK;
+  if ((k > 0 && (!A || !B || !a_scales || !b_scales)) || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
+  return guarded([&] {
+    driver::GemmSpec spec;
+    spec.row = row;
+    spec.threads = opt->threads;
+    const driver::Operand a{row->in, A, lda, false}, b{row->in, B, ldb, opt->b_trans != 0};
+    driver::scaled_fp8_gemm(spec, m, n, k, a, a_scales, b, b_scales,
+                            {static_cast<std::size_t>(opt->block_k), static_cast<std::size_t>(opt->block_n)}, D, ldd);
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
+int mmaemu_quantize_fp8_blocks(mmaemu_format format, int rows, int cols, const float* X, int ldx, int block_rows,
+                               int block_cols, uint8_t* Q, int ldq, float* scales) {
+  if (rows < 0 || cols < 0 || block_rows <= 0 || block_cols <= 0 || ldx < std::max(1, cols) || ldq < std::max(1, cols))
+    return fail(MMAEMU_ERR_ARGUMENT, "fp8 quantisation: bad size, block size or leading dimension");
+  if (rows > 0 && cols > 0 && (!X || !Q || !scales)) return fail(MMAEMU_ERR_ARGUMENT, "null pointer");
+  if (!valid_format(format)) return fail(MMAEMU_ERR_ARGUMENT, "invalid format");
+  return guarded([&] {
+    driver::quantize_fp8_blocks(to_fmt(format), rows, cols, X, ldx, block_rows, block_cols, Q, ldq, scales);
+    return static_cast<int>(MMAEMU_OK);
+  });
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <stdexcept>
 
 #include "experiments/common.h"
 #include "experiments/compare.h"
@@ -21,7 +22,8 @@ namespace mmaemu::experiments {
 
 const char* const kCompareUsage =
     "usage: mmaemu compare [--m M --n N --k K] [--dist D] [--seed S] | [--a FILE --b FILE]\n"
-    "                      [--input FMT] [--output FMT] [--models LIST] [--threads T] [--png FILE]\n"
+    "                      [--input FMT] [--output FMT] [--models LIST] [--schedule LIST] [--threads T]\n"
+    "                      [--png FILE]\n"
     "  C = A*B (A m x k, B k x n) on each model's (input -> output) unit; errors against the\n"
     "  exact product: normwise ||C - C_ref||_F / ||C_ref||_F, max componentwise\n"
     "  |C - C_ref|_ij / |C_ref|_ij, and the normwise error against the exact product of the\n"
@@ -30,7 +32,12 @@ const char* const kCompareUsage =
     "  every model. D: uniform[:LO:HI], normal[:MU:SIGMA], loguniform[:LO:HI] (random\n"
     "  signs), int:LO:HI. FILE: text (one row per line) or .npy (2-D float64/32, int64/32).\n"
     "  LIST: models by name or alias, custom:... specifications, MODEL@INSTR for one\n"
-    "  instruction's rows (B200@mma.sync), comma-separated.\n";
+    "  instruction's rows (B200@mma.sync), comma-separated.\n"
+    "  --schedule LIST: the k structure above the unit, each schedule on the same data\n"
+    "  (default chain): chain, promote:P, splitk:S, splitk:S:tree, comma-separated or\n"
+    "  repeated; a combination joins its parts with '+' (splitk:2+promote:128). With\n"
+    "  --schedule, each row also gives the share of elements whose bits differ from the\n"
+    "  model's first schedule.\n";
 
 const char* const kExperimentUsage =
     "usage: mmaemu experiment multiword [--input FMT] [--words LIST] [--models LIST] [--out DIR]\n"
@@ -80,10 +87,30 @@ void draw(const std::string& script, const std::string& png, const std::string& 
 
 }  // namespace
 
+namespace {
+
+// --schedule LIST: comma-separated schedules, each a combination with '+'.
+std::vector<driver::Schedule> parse_schedules(const std::string& list) {
+  std::vector<driver::Schedule> out;
+  std::size_t at = 0;
+  for (std::size_t next = 0; next != std::string::npos; at = next + 1) {
+    next = list.find(',', at);
+    try {
+      out.push_back(driver::parse_schedule(list.substr(at, next == std::string::npos ? next : next - at)));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--schedule: ") + e.what() + "; in a list, join a combination with '+'");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     const Options o = parse_options(
-        args, {"m", "n", "k", "dist", "seed", "a", "b", "input", "output", "models", "threads", "png"}, {"help"});
+        args, {"m", "n", "k", "dist", "seed", "a", "b", "input", "output", "models", "schedule", "threads", "png"},
+        {"help"});
     if (o.flags.count("help")) {
       out << kCompareUsage;
       return 0;
@@ -123,6 +150,8 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
                                         : (in == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32);
     const std::vector<Model> models = o.has("models") ? parse_models(o.get("models", "")) : all_models();
     const int threads = static_cast<int>(parse_int("threads", o.get("threads", "0"), 0, 1024));
+    const std::vector<driver::Schedule> schedules = parse_schedules(o.get("schedule", "chain"));
+    const bool show_schedule = o.has("schedule");
 
     char head[400];
     std::snprintf(head, sizeof head,
@@ -133,20 +162,27 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
         << "reference C_ref: the exact product of the binary64 operands, rounded once to binary64\n"
            "normwise = ||C - C_ref||_F / ||C_ref||_F; componentwise = max |C - C_ref|_ij / |C_ref|_ij;\n"
            "unit-only = normwise error against the exact product of the operands rounded to the input format\n\n";
-    const std::vector<CompareResult> res = run_compare(A, B, models, in, out_fmt, threads);
-    char line[400];
-    std::snprintf(line, sizeof line, "%-12s %-28s %11s %13s %11s %9s\n", "model", "instruction", "normwise",
-                  "componentwise", "unit-only", "time (s)");
+    const std::vector<CompareResult> res = run_compare(A, B, models, in, out_fmt, threads, schedules);
+    char line[600];
+    auto model_col = [&](const CompareResult& r) {
+      return show_schedule ? r.model + " " + r.schedule : r.model;
+    };
+    std::snprintf(line, sizeof line, "%-*s %-28s %11s %13s %11s %9s%s\n", show_schedule ? 36 : 12,
+                  show_schedule ? "model schedule" : "model", "instruction", "normwise", "componentwise", "unit-only",
+                  "time (s)", show_schedule ? "  bits differ from first" : "");
     out << line;
     std::size_t ran = 0;
     for (const CompareResult& r : res) {
       if (r.skipped) {
-        std::snprintf(line, sizeof line, "%-12s skipped: %s\n", r.model.c_str(), r.reason.c_str());
+        std::snprintf(line, sizeof line, "%-*s skipped: %s\n", show_schedule ? 36 : 12, model_col(r).c_str(),
+                      r.reason.c_str());
       } else {
         ++ran;
-        std::snprintf(line, sizeof line, "%-12s %-28s %11s %13s %11s %9.3f\n", r.model.c_str(), r.instr.c_str(),
-                      fmt_err(r.normwise).c_str(), fmt_err(r.componentwise).c_str(), fmt_err(r.unit_normwise).c_str(),
-                      r.seconds);
+        char differs[48] = "";
+        if (show_schedule) std::snprintf(differs, sizeof differs, "  %21.1f%%", 100.0 * r.differs);
+        std::snprintf(line, sizeof line, "%-*s %-28s %11s %13s %11s %9.3f%s\n", show_schedule ? 36 : 12,
+                      model_col(r).c_str(), r.instr.c_str(), fmt_err(r.normwise).c_str(),
+                      fmt_err(r.componentwise).c_str(), fmt_err(r.unit_normwise).c_str(), r.seconds, differs);
       }
       out << line;
     }

@@ -43,7 +43,7 @@ Options parse_options(const std::vector<std::string>& args, const std::vector<st
       }
       if (value.empty()) throw UsageError("option --" + name + " needs a value");
       auto [it, fresh] = o.values.emplace(name, value);
-      if (!fresh && name != "models" && name != "words") throw UsageError("option --" + name + " given twice");
+      if (!fresh && name != "models" && name != "words" && name != "schedule") throw UsageError("option --" + name + " given twice");
       if (!fresh) it->second += "," + value;
     } else {
       throw UsageError("unknown option '" + a + "'");

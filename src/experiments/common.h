@@ -34,7 +34,7 @@ struct Options {
 
 /// Parses args against the known value options and flags (names without
 /// "--"). Unknown options, positional arguments and missing values throw
-/// UsageError. A repeated --models or --words accumulates (comma-separated);
+/// UsageError. A repeated --models, --words or --schedule accumulates (comma-separated);
 /// any other repeated option is an error.
 Options parse_options(const std::vector<std::string>& args, const std::vector<std::string>& value_names,
                       const std::vector<std::string>& flag_names);

@@ -2,9 +2,11 @@
 #include "experiments/compare.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "experiments/common.h"
 #include "experiments/numerics.h"
@@ -23,7 +25,7 @@ Overflow compare_overflow(Fmt in) {
 }
 
 std::vector<CompareResult> run_compare(const Matrix& A, const Matrix& B, const std::vector<Model>& models, Fmt in,
-                                       Fmt out, int threads) {
+                                       Fmt out, int threads, const std::vector<driver::Schedule>& schedules) {
   const std::size_t m = A.rows, k = A.cols, n = B.cols;
   const Matrix Cref = exact_product(A, B, threads);
   // The operands as the unit reads them (the same for every model).
@@ -36,8 +38,11 @@ std::vector<CompareResult> run_compare(const Matrix& A, const Matrix& B, const s
 
   std::vector<CompareResult> res;
   for (const Model& model : models) {
+    Matrix first;  // the model's result under its first schedule that ran
+    for (const driver::Schedule& schedule : schedules) {
     CompareResult r;
     r.model = model.name;
+    r.schedule = driver::schedule_name(schedule);
     const ModelRow* row = model.find(in, out);
     if (!row) {
       r.skipped = true;
@@ -46,16 +51,30 @@ std::vector<CompareResult> run_compare(const Matrix& A, const Matrix& B, const s
       continue;
     }
     r.instr = row->instr;
+    try {
+      driver::check_schedule(schedule, *row);
+    } catch (const std::invalid_argument& e) {
+      r.skipped = true;
+      r.reason = e.what();
+      res.push_back(r);
+      continue;
+    }
     const auto t0 = std::chrono::steady_clock::now();
-    FormatArray c(row->out, m * n);
-    model_gemm(*row, false, m, n, k, Ai, Bi, c, threads);
+    FormatArray c(schedule.is_chain() ? row->out : driver::main_format(*row), m * n);
+    model_gemm(*row, false, m, n, k, Ai, Bi, c, threads, schedule);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     Matrix C(m, n);
     for (std::size_t i = 0; i < C.v.size(); ++i) C.v[i] = c.value(i);
     r.normwise = normwise_error_fro(C, Cref);
     r.componentwise = componentwise_error(C, Cref);
     r.unit_normwise = normwise_error_fro(C, Cin);
+    if (first.v.empty()) first = C;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < C.v.size(); ++i)
+      differ += std::bit_cast<uint64_t>(C.v[i]) != std::bit_cast<uint64_t>(first.v[i]);
+    r.differs = static_cast<double>(differ) / static_cast<double>(C.v.size());
     res.push_back(r);
+    }
   }
   return res;
 }

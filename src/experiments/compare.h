@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/schedule.h"
 #include "experiments/matrix.h"
 #include "models/model.h"
 
@@ -13,6 +14,9 @@ namespace mmaemu::experiments {
 
 struct CompareResult {
   std::string model, instr;
+  std::string schedule = "chain";
+  double differs = 0;          // fraction of elements whose bits differ from
+                               // the model's first schedule
   bool skipped = false;
   std::string reason;          // when skipped
   double normwise = 0;         // ||C - C_ref||_F / ||C_ref||_F
@@ -27,10 +31,12 @@ struct CompareResult {
 Overflow compare_overflow(Fmt in);
 
 /// Runs C = A*B on every model's (in, out) unit (gpu-blas semantics: the
-/// chain from +0; alpha = 1, beta = 0 gives the unit's results exactly);
-/// models without that unit are returned as skipped with the reason.
+/// chain from +0; alpha = 1, beta = 0 gives the unit's results exactly),
+/// once per schedule (model-major); models without that unit are returned
+/// as skipped with the reason, as is a schedule the unit refuses.
 std::vector<CompareResult> run_compare(const Matrix& A, const Matrix& B, const std::vector<Model>& models, Fmt in,
-                                       Fmt out, int threads = 0);
+                                       Fmt out, int threads = 0,
+                                       const std::vector<driver::Schedule>& schedules = {driver::Schedule{}});
 
 /// A gnuplot script: grouped bars (normwise, componentwise, unit-only) per
 /// model, log y; zero, Inf and NaN errors draw no bar.

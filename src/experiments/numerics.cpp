@@ -172,7 +172,8 @@ std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, 
 }
 
 void model_gemm(const ModelRow& row, bool accumulate_into_c, std::size_t m, std::size_t n, std::size_t k,
-                const FormatArray& A, const FormatArray& B, FormatArray& c, int threads) {
+                const FormatArray& A, const FormatArray& B, FormatArray& c, int threads,
+                const driver::Schedule& schedule) {
   if (A.size() != m * k || B.size() != k * n || c.size() != m * n)
     throw std::invalid_argument("model_gemm: operand sizes do not match the shape");
   const int t = driver::thread_count(threads);
@@ -186,7 +187,7 @@ void model_gemm(const ModelRow& row, bool accumulate_into_c, std::size_t m, std:
     const driver::Operand a{A.format(), static_cast<const unsigned char*>(A.data()) + i0 * k * aw,
                             static_cast<std::ptrdiff_t>(k), false};
     const driver::Operand b{B.format(), B.data(), static_cast<std::ptrdiff_t>(n), false};
-    driver::gemm(spec, rows, n, k, 1.0, a, b, accumulate_into_c ? 1.0 : 0.0, c.format(),
+    driver::scheduled_gemm(schedule, spec, rows, n, k, 1.0, a, b, accumulate_into_c ? 1.0 : 0.0, c.format(),
                  static_cast<unsigned char*>(c.data()) + i0 * n * cw, static_cast<std::ptrdiff_t>(n));
   };
   // The engine threads over tasks of 32 rows; with fewer rows than that per

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "driver/schedule.h"
 #include "experiments/common.h"
 #include "experiments/matrix.h"
 #include "models/model.h"
@@ -55,8 +56,10 @@ std::vector<FormatArray> split_words(const double* x, std::size_t count, Fmt f, 
 /// = beta = 1, the toolbox's GEMM(1, A, B, 1, C)); otherwise from +0 and C
 /// is only written. Few rows (the multi-word experiment's 10) are split
 /// over the threads in slices; each element's chain is the model's either
-/// way, so the bits do not depend on the threads.
+/// way, so the bits do not depend on the threads. `schedule`: the k
+/// structure above the unit (driver/schedule.h; c then in main_format).
 void model_gemm(const ModelRow& row, bool accumulate_into_c, std::size_t m, std::size_t n, std::size_t k,
-                const FormatArray& A, const FormatArray& B, FormatArray& c, int threads = 0);
+                const FormatArray& A, const FormatArray& B, FormatArray& c, int threads = 0,
+                const driver::Schedule& schedule = {});
 
 }  // namespace mmaemu::experiments

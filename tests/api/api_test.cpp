@@ -12,30 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 #include "models/model.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
+using api_test::Handle;
+using api_test::hex;
+using api_test::test_seed;
 
 namespace {
 
-const uint64_t kSeed = [] {
-  const char* s = std::getenv("MMAEMU_TEST_SEED");
-  return s ? std::strtoull(s, nullptr, 10) : 7ull;
-}();
-
-struct Handle {
-  mmaemu_model* m = nullptr;
-  explicit Handle(const char* name) { REQUIRE(mmaemu_model_lookup(name, &m) == MMAEMU_OK); }
-  ~Handle() { mmaemu_model_free(m); }
-};
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+const uint64_t kSeed = test_seed(7);
 
 // Floats with magnitudes over many binades, both signs, some zeros.
 std::vector<float> random_floats(std::mt19937_64& rng, std::size_t n, int spread) {

@@ -212,3 +212,36 @@ TEST_CASE("compare: matrices from text and .npy files") {
   std::filesystem::remove(tb);
   std::filesystem::remove(npy);
 }
+
+TEST_CASE("compare --schedule: each schedule on the same data; k = 4P: promote:P and splitk:4 agree") {
+  const Matrix A = [] {
+    Matrix a(6, 512);
+    Rng rng(5);
+    fill(a, parse_dist("normal"), rng);
+    return a;
+  }();
+  Matrix B(512, 5);
+  Rng rng(6);
+  fill(B, parse_dist("normal"), rng);
+  const std::vector<driver::Schedule> s = {driver::parse_schedule("chain"), driver::parse_schedule("promote:128"),
+                                           driver::parse_schedule("splitk:4"), driver::parse_schedule("promote:48")};
+  const std::vector<CompareResult> res = run_compare(A, B, parse_models("H100"), Fmt::e4m3, Fmt::fp32, 1, s);
+  REQUIRE(res.size() == 4);
+  CHECK(res[0].schedule == "chain");
+  CHECK(res[0].differs == 0);
+  CHECK(res[1].differs > 0);  // the fp8 accumulator's bits change with promotion
+  // Slices of 128 added in order are promotion every 128: the same bits.
+  CHECK(res[1].unit_normwise == res[2].unit_normwise);
+  CHECK(res[1].differs == res[2].differs);
+  CHECK(res[3].skipped);  // 48 is not a multiple of the instruction k = 32
+  CHECK(res[3].reason.find("instruction k = 32") != std::string::npos);
+  std::ostringstream out, err;
+  CHECK(cmd_compare({"--m", "4", "--n", "4", "--k", "300", "--input", "e4m3", "--models", "H100", "--schedule",
+                     "chain,splitk:2+promote:64", "--schedule", "splitk:3:tree"},
+                    out, err) == 0);
+  CHECK(out.str().find("H100 splitk:2,promote:64") != std::string::npos);
+  CHECK(out.str().find("H100 splitk:3:tree") != std::string::npos);
+  std::ostringstream out2, err2;
+  CHECK(cmd_compare({"--models", "H100", "--schedule", "splitk:two"}, out2, err2) == 2);
+  CHECK(err2.str().find("invalid schedule 'splitk:two'") != std::string::npos);
+}

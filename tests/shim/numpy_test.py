@@ -11,7 +11,8 @@ lib = ctypes.CDLL(os.environ["MMAEMU_LIBRARY"])
 model = ctypes.c_void_p()
 assert lib.mmaemu_model_from_env(ctypes.byref(model)) == 0
 policy = os.environ.get("MMA_INPUT_FORMAT", "").encode() or None
-lib.mmaemu_sgemm.argtypes = [ctypes.c_void_p, ctypes.c_char_p] + [ctypes.c_int] * 6 + [
+schedule = os.environ.get("MMA_SCHEDULE", "").encode() or None  # NULL: chain
+lib.mmaemu_sgemm_scheduled.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int] * 6 + [
     ctypes.c_float, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int,
     ctypes.c_float, ctypes.c_void_p, ctypes.c_int]
 
@@ -23,8 +24,8 @@ def api_matmul(a, b):
     m, k = a.shape
     n = b.shape[1]
     c = np.zeros((m, n), dtype=np.float32)
-    rc = lib.mmaemu_sgemm(model, policy, 101, 111, 111, m, n, k, 1.0, a.ctypes.data, k, b.ctypes.data, n, 0.0,
-                          c.ctypes.data, n)
+    rc = lib.mmaemu_sgemm_scheduled(model, policy, schedule, 101, 111, 111, m, n, k, 1.0, a.ctypes.data, k,
+                                    b.ctypes.data, n, 0.0, c.ctypes.data, n)
     assert rc == 0
     return c
 

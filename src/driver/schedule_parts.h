@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Building blocks of the schedules (schedule.h) and of the fine-grained
+// scaled fp8 GEMM (scaled_fp8.h): unit pieces into a main-format scratch,
+// binary32/64 additions, the epilogue on the main accumulator.
+#pragma once
+
+#include <cstddef>
+
+#include "driver/schedule.h"
+
+namespace mmaemu::driver {
+
+/// Columns j0 .. j0+nc-1 of all m rows; scratch arrays are m x nc, row-major.
+struct Block {
+  std::size_t m, j0, nc;
+  int threads;
+};
+
+/// What the epilogue needs (the arguments of driver::gemm).
+struct Epilogue {
+  const ModelRow& row;
+  double alpha, beta;
+  bool into_c;
+  Fmt c_storage;
+  void* C;
+  std::ptrdiff_t ldc;
+  int threads;
+};
+
+/// out (m x nc, format F) = the unit's result of op(A)(:, r) * op(B)(r, block)
+/// from +0 (driver::gemm with alpha = 1, beta = 0).
+void unit_piece(const GemmSpec& spec, const Block& b, KRange r, const Operand& A, const Operand& B, Fmt F, void* out);
+
+template <typename T>
+void fill_zero(const Block& b, T* dst);
+/// dst = dst + src, one IEEE addition (RNE) per element.
+template <typename T>
+void add_into(const Block& b, T* dst, const T* src);
+/// main = +0, or beta*C rounded once (accumulate-into-C, beta != 0).
+template <typename T>
+void init_main(const Epilogue& e, const Block& b, T* main);
+/// D = the epilogue of main, stored into C's block.
+template <typename T>
+void store_main(const Epilogue& e, const Block& b, const T* main);
+
+}  // namespace mmaemu::driver
