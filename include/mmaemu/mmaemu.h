@@ -45,7 +45,14 @@ typedef enum mmaemu_format {
   MMAEMU_E4M3 = 5, /**< OCP E4M3, stored as uint8_t */
   MMAEMU_E5M2 = 6, /**< OCP E5M2, stored as uint8_t */
   MMAEMU_E4M3FNUZ = 7,
-  MMAEMU_E5M2FNUZ = 8
+  MMAEMU_E5M2FNUZ = 8,
+  /* Block-scaled (OCP MX / NVFP4) element and scale formats, one code per
+     uint8_t (low bits); accepted only by the block-scaled calls. */
+  MMAEMU_E3M2 = 9,   /**< OCP FP6 E3M2 */
+  MMAEMU_E2M3 = 10,  /**< OCP FP6 E2M3 */
+  MMAEMU_E2M1 = 11,  /**< OCP FP4 E2M1 (also packed two per byte, element 2i low) */
+  MMAEMU_UE8M0 = 12, /**< MX scale: 2^(code-127), 0xFF NaN */
+  MMAEMU_UE4M3 = 13  /**< NVFP4 scale: e4m3 with the sign bit ignored */
 } mmaemu_format;
 
 /** Rounding used to convert a stored operand to the unit's input format. */

@@ -199,7 +199,7 @@ int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt) {
       "fp16, bf16, tf32, xf32, e4m3, e5m2, e4m3fnuz (fp8), e5m2fnuz (bf8), fp32, "
       "each optionally followed by :rne, :rz or :rna";
   const auto f = parse_fmt(fmt);
-  if (!f || *f == Fmt::fp64) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
+  if (!f || *f == Fmt::fp64 || !valid_format(static_cast<int>(*f))) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
   opt->input = static_cast<mmaemu_format>(*f);
   // Defaults follow what the vendor stacks do: tf32/xf32 units truncate the
   // fp32 registers they read; fp16/bf16/fp8 conversions round to nearest.
