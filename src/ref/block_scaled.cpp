@@ -228,8 +228,8 @@ uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s
 // ---------------------------------------------------------------------------
 // GEMM level (§4.2-§4.4).
 
-uint32_t scaled_chain(const ScaledUnit& u, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
-                      const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint32_t acc) {
+uint64_t scaled_chain(const ScaledUnit& u, Fmt out, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
+                      const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint64_t acc) {
   const std::size_t step = static_cast<std::size_t>(u.k);
   const std::size_t block = u.block ? static_cast<std::size_t>(u.block) : step;
   const std::size_t scales = step / block;
@@ -254,7 +254,7 @@ uint32_t scaled_chain(const ScaledUnit& u, Fmt fa, Fmt fb, std::size_t k, const 
         s.sb = psb.data();
       }
     }
-    acc = static_cast<uint32_t>(scaled_instruction(u, Fmt::fp32, s));
+    acc = scaled_instruction(u, out, s);
   }
   return acc;
 }
@@ -292,8 +292,9 @@ void scaled_gemm(const ScaledGemm& g) {
       const float c = ep.reads_c() ? g.C[i * g.n + j] : 0.0f;
       uint32_t acc = ep.start(c);
       if (ep.alpha_eff != 0)
-        acc = scaled_chain(u, g.fa, g.fb, g.k, g.A + i * g.k, g.SA ? g.SA + i * nb : nullptr,
-                           g.B + j * g.k, g.SB ? g.SB + j * nb : nullptr, acc);
+        acc = static_cast<uint32_t>(scaled_chain(u, Fmt::fp32, g.fa, g.fb, g.k, g.A + i * g.k,
+                                                 g.SA ? g.SA + i * nb : nullptr, g.B + j * g.k,
+                                                 g.SB ? g.SB + j * nb : nullptr, acc));
       g.D[i * g.n + j] = as_float(ep.finish(acc, c));
     }
 }

@@ -59,9 +59,10 @@ struct ScaledGemm {
 void scaled_gemm(const ScaledGemm& g);
 
 /// The chain of instructions for one output element, starting from `acc`
-/// (fp32 bits): a, b hold k codes, sa, sb k/block scale codes.
-uint32_t scaled_chain(const ScaledUnit& unit, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
-                      const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint32_t acc);
+/// (bits of `out`: fp32, or fp16 on T rows): a, b hold k codes, sa, sb
+/// k/block scale codes.
+uint64_t scaled_chain(const ScaledUnit& unit, Fmt out, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
+                      const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint64_t acc);
 
 /// The epilogue of docs/block-scaled.md §4.4 for one element: alpha_eff =
 /// RNE32(alpha*g_a*g_b) (one rounding); c is read only when needed.

@@ -106,11 +106,11 @@ TEST_CASE("GEMM padding: K = 32 on a 64-wide GST unit equals the padded instruct
   b[0] = 0x02;  // 1
   const uint8_t sa[2] = {0x54, 0x7F}, sb[2] = {0x7F, 0x7F};  // -2^-43 (fp32 normal, kept)
   const uint64_t one = mmaemu::ref::scaled_instruction(u, mmaemu::Fmt::fp32, {mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, a.data(), b.data(), sa, sb, 0x80000000u});
-  const uint32_t chained = mmaemu::ref::scaled_chain(u, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 32, a.data(), sa, b.data(), sb, 0x80000000u);
+  const uint64_t chained = mmaemu::ref::scaled_chain(u, mmaemu::Fmt::fp32, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 32, a.data(), sa, b.data(), sb, 0x80000000u);
   CHECK(chained == one);
   CHECK(one == 0xAA000000u);  // -2^-43
   // k = 0 issues no instruction: a -0 accumulator stays -0.
-  CHECK(mmaemu::ref::scaled_chain(u, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 0, a.data(), sa, b.data(), sb, 0x80000000u) == 0x80000000u);
+  CHECK(mmaemu::ref::scaled_chain(u, mmaemu::Fmt::fp32, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 0, a.data(), sa, b.data(), sb, 0x80000000u) == 0x80000000u);
 }
 
 TEST_CASE("scaled units: the table matches docs/block-scaled.md §2") {
