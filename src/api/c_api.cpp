@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "api/api_error.h"
 #include "driver/gemm.h"
 #include "mmaemu/mmaemu.h"
 #include "models/model.h"
@@ -18,32 +19,20 @@ struct mmaemu_model {
 };
 
 namespace {
-
-using namespace mmaemu;
-
 thread_local std::string g_error;
+}  // namespace
 
-int fail(int status, std::string message) {
+int mmaemu::api::fail(int status, std::string message) {
   g_error = std::move(message);
   return status;
 }
+void mmaemu::api::clear_error() { g_error.clear(); }
 
-// Runs f, mapping exceptions to status codes.
-template <typename F>
-int guarded(F&& f) {
-  try {
-    g_error.clear();
-    return f();
-  } catch (const std::bad_alloc&) {
-    return fail(MMAEMU_ERR_NO_MEMORY, "out of memory");
-  } catch (const std::invalid_argument& e) {
-    return fail(MMAEMU_ERR_ARGUMENT, e.what());
-  } catch (const std::exception& e) {
-    return fail(MMAEMU_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return fail(MMAEMU_ERR_INTERNAL, "unknown error");
-  }
-}
+namespace {
+
+using namespace mmaemu;
+using api::fail;
+using api::guarded;
 
 bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
 Fmt to_fmt(mmaemu_format f) { return static_cast<Fmt>(f); }  // same order as Fmt
