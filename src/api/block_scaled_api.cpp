@@ -4,6 +4,7 @@
 // engine of docs/block-scaled.md. Every exception stops here.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -242,6 +243,7 @@ int mmaemu_nvfp4_global_scale(size_t n, const float* x, float* encode, float* de
 int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes, uint8_t* scales) {
   return guarded([&] {
     require(n == 0 || (x && codes && scales), "null pointer");
+    require(std::isfinite(encode) && encode > 0, "encode scale must be positive and finite");
     quantise_nvfp4(x, n, encode, codes, scales);
     return MMAEMU_OK;
   });

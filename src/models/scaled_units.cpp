@@ -3,6 +3,7 @@
 
 #include <array>
 #include <stdexcept>
+#include <string_view>
 
 namespace mmaemu {
 namespace {
@@ -12,12 +13,11 @@ constexpr Round RZ = Round::rz, RNE = Round::rne;
 constexpr NarrowSubnormals CLAMP = NarrowSubnormals::clamp;
 constexpr Fmt NONE = Fmt::fp32, UE8 = Fmt::ue8m0, UE4 = Fmt::ue4m3;
 
-// docs/block-scaled.md §2. B200: tcgen05.mma (sm_100a); B200-RN: the
-// registry's hypothetical B200 with round-to-nearest-even results, so only
-// round32 differs; RTXPRO6000: mma.sync (sm_120a). hw = MMA-Sim compared the
-// instruction with hardware (T/ST rows: for e4m3 and e5m2 elements only).
-// The fp16 e_zero of mma.sync (-22) is never observable (§3.6).
-constexpr std::array kUnits = std::to_array<ScaledUnit>({
+// docs/block-scaled.md §2. B200: tcgen05.mma (sm_100a); RTXPRO6000:
+// mma.sync (sm_120a). hw = MMA-Sim compared the instruction with hardware
+// (T/ST rows: for e4m3 and e5m2 elements only). The fp16 e_zero of mma.sync
+// (-22) is never observable (§3.6).
+constexpr std::array kMeasuredGpus = std::to_array<ScaledUnit>({
  // gpu           instruction                                     algo elements  scale blk  k grp  F  e_zero  f16   outputs  rnd32 rnd16   m n_min n_max step  hw     subnormals
  {"B200",       "tcgen05.mma.kind::f8f6f4",                       T,   kF8F6F4,  NONE,  0, 32,  0, 25, -133, -133, kF32F16, RZ,  RNE,  64,  8, 256, 8, true,  CLAMP},
  {"B200",       "tcgen05.mma.kind::mxf8f6f4.block32.ue8m0",       ST,  kF8F6F4,  UE8,  32, 32,  0, 25, -133,    0, kF32,    RZ,  RNE, 128,  8, 256, 8, true,  CLAMP},
@@ -25,12 +25,6 @@ constexpr std::array kUnits = std::to_array<ScaledUnit>({
  {"B200",       "tcgen05.mma.kind::mxf4nvf4.block32.ue8m0",       GST, kFp4Only, UE8,  32, 64, 16, 35, -139,    0, kF32,    RZ,  RNE, 128,  8, 256, 8, true,  CLAMP},
  {"B200",       "tcgen05.mma.kind::mxf4nvf4.block16.ue8m0",       GST, kFp4Only, UE8,  16, 64, 16, 35, -139,    0, kF32,    RZ,  RNE, 128,  8, 256, 8, true,  CLAMP},
  {"B200",       "tcgen05.mma.kind::mxf4nvf4.block16.ue4m3",       GST, kFp4Only, UE4,  16, 64, 16, 35, -139,    0, kF32,    RZ,  RNE, 128,  8, 256, 8, true,  CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::f8f6f4",                       T,   kF8F6F4,  NONE,  0, 32,  0, 25, -133, -133, kF32F16, RNE, RNE,  64,  8, 256, 8, false, CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::mxf8f6f4.block32.ue8m0",       ST,  kF8F6F4,  UE8,  32, 32,  0, 25, -133,    0, kF32,    RNE, RNE, 128,  8, 256, 8, false, CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::mxf4.block32.ue8m0",           GST, kFp4Only, UE8,  32, 64, 16, 35, -139,    0, kF32,    RNE, RNE, 128,  8, 256, 8, false, CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::mxf4nvf4.block32.ue8m0",       GST, kFp4Only, UE8,  32, 64, 16, 35, -139,    0, kF32,    RNE, RNE, 128,  8, 256, 8, false, CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::mxf4nvf4.block16.ue8m0",       GST, kFp4Only, UE8,  16, 64, 16, 35, -139,    0, kF32,    RNE, RNE, 128,  8, 256, 8, false, CLAMP},
- {"B200-RN",    "tcgen05.mma.kind::mxf4nvf4.block16.ue4m3",       GST, kFp4Only, UE4,  16, 64, 16, 35, -139,    0, kF32,    RNE, RNE, 128,  8, 256, 8, false, CLAMP},
  {"RTXPRO6000", "mma.sync.kind::f8f6f4",                          T,   kF8F6F4,  NONE,  0, 32,  0, 25, -133,  -22, kF32F16, RZ,  RNE,  16,  8,   8, 8, true,  CLAMP},
  {"RTXPRO6000", "mma.sync.kind::mxf8f6f4.block32.ue8m0",          ST,  kF8F6F4,  UE8,  32, 32,  0, 25, -133,    0, kF32,    RZ,  RNE,  16,  8,   8, 8, true,  CLAMP},
  {"RTXPRO6000", "mma.sync.kind::mxf4.block32.ue8m0",              GST, kFp4Only, UE8,  32, 64, 16, 35, -139,    0, kF32,    RZ,  RNE,  16,  8,   8, 8, true,  CLAMP},
@@ -39,6 +33,30 @@ constexpr std::array kUnits = std::to_array<ScaledUnit>({
  {"RTXPRO6000", "mma.sync.kind::mxf4nvf4.block16.ue4m3",          GST, kFp4Only, UE4,  16, 64, 16, 35, -139,    0, kF32,    RZ,  RNE,  16,  8,   8, 8, true,  CLAMP},
  {"RTXPRO6000", "mma.sync.kind::mxf4nvf4.block32.ue4m3",          GST, kFp4Only, UE4,  32, 64, 16, 35, -139,    0, kF32,    RZ,  RNE,  16,  8,   8, 8, false, CLAMP},
 });
+
+// B200-RN, the registry's hypothetical B200 with round-to-nearest-even
+// results: the B200 rows with RNE fp32 results, after the B200 rows (the
+// rows of one GPU stay adjacent).
+constexpr size_t kB200Rows = 6;
+constexpr auto with_b200_rn() {
+  const auto& base = kMeasuredGpus;
+  std::array<ScaledUnit, kMeasuredGpus.size() + kB200Rows> all{};
+  size_t n = 0;
+  for (size_t i = 0; i < base.size(); ++i) {
+    all[n++] = base[i];
+    if (i + 1 != kB200Rows) continue;
+    for (size_t j = 0; j < kB200Rows; ++j) {
+      all[n] = base[j];
+      all[n].gpu = "B200-RN";
+      all[n].round32 = Round::rne;
+      all[n++].hw_checked = false;
+    }
+  }
+  return all;
+}
+constexpr auto kUnits = with_b200_rn();
+static_assert(std::string_view(kMeasuredGpus[kB200Rows - 1].gpu) == "B200" &&
+              std::string_view(kMeasuredGpus[kB200Rows].gpu) != "B200");
 
 std::string instructions_of(std::string_view gpu) {
   std::string s;

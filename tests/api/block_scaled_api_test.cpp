@@ -49,6 +49,16 @@ std::vector<uint8_t> store(const std::vector<uint8_t>& x, size_t rows, size_t co
   return s;
 }
 
+// NVFP4: e2m1 x e2m1 with UE4M3 scales per 16.
+mmaemu_block_scale_desc nvfp4_desc() {
+  mmaemu_block_scale_desc d;
+  mmaemu_block_scale_desc_init(&d);
+  d.a_format = d.b_format = MMAEMU_E2M1;
+  d.scale_format = MMAEMU_UE4M3;
+  d.block_size = 16;
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("block-scaled GEMM: every layout, transpose and ld gives the canonical bits") {
@@ -126,11 +136,7 @@ TEST_CASE("block-scaled GEMM: packed fp4 along k equals unpacked; G20 nibble ord
   Model b200("B200");
   std::mt19937_64 rng(7);
   const size_t M = 2, N = 3, K = 64;
-  mmaemu_block_scale_desc d;
-  mmaemu_block_scale_desc_init(&d);
-  d.a_format = d.b_format = MMAEMU_E2M1;
-  d.scale_format = MMAEMU_UE4M3;
-  d.block_size = 16;
+  mmaemu_block_scale_desc d = nvfp4_desc();
   const std::vector<uint8_t> A = random_codes(rng, M * K, 4), Bt = random_codes(rng, N * K, 4);  // B^T: n x k
   const std::vector<uint8_t> SA = random_scales(rng, M * 4, false), SBt = random_scales(rng, N * 4, false);
   std::vector<float> plain(M * N), packed(M * N);
@@ -160,11 +166,7 @@ TEST_CASE("block-scaled GEMM: packed fp4 along k equals unpacked; G20 nibble ord
 
 TEST_CASE("block-scaled GEMM: GM4 (NVFP4 with per-tensor scales) and refusals") {
   Model b200("B200");
-  mmaemu_block_scale_desc d;
-  mmaemu_block_scale_desc_init(&d);
-  d.a_format = d.b_format = MMAEMU_E2M1;
-  d.scale_format = MMAEMU_UE4M3;
-  d.block_size = 16;
+  mmaemu_block_scale_desc d = nvfp4_desc();
   d.a_global_scale = 0.125f;
   d.b_global_scale = 3.0f;
   std::vector<uint8_t> a(128, 0), b(128, 0), s(8, 0x38);
@@ -255,11 +257,7 @@ TEST_CASE("quantise, GEMM and dequantise through the C API") {
   // The GEMM of the quantised row with a one-hot column picks the dequantised value
   // (exactly, up to the fp32 rounding of element*scale*g done once in both).
   Model b200("B200");
-  mmaemu_block_scale_desc d;
-  mmaemu_block_scale_desc_init(&d);
-  d.a_format = d.b_format = MMAEMU_E2M1;
-  d.scale_format = MMAEMU_UE4M3;
-  d.block_size = 16;
+  mmaemu_block_scale_desc d = nvfp4_desc();
   d.a_global_scale = dec;
   for (int l : {0, 17, 63}) {
     std::vector<uint8_t> b(64, 0), sb(4, 0x38);
