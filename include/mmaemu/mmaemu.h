@@ -45,7 +45,14 @@ typedef enum mmaemu_format {
   MMAEMU_E4M3 = 5, /**< OCP E4M3, stored as uint8_t */
   MMAEMU_E5M2 = 6, /**< OCP E5M2, stored as uint8_t */
   MMAEMU_E4M3FNUZ = 7,
-  MMAEMU_E5M2FNUZ = 8
+  MMAEMU_E5M2FNUZ = 8,
+  /* Block-scaled (OCP MX / NVFP4) element and scale formats, one code per
+     uint8_t (low bits); accepted only by the block-scaled calls. */
+  MMAEMU_E3M2 = 9,   /**< OCP FP6 E3M2 */
+  MMAEMU_E2M3 = 10,  /**< OCP FP6 E2M3 */
+  MMAEMU_E2M1 = 11,  /**< OCP FP4 E2M1 (also packed two per byte, element 2i low) */
+  MMAEMU_UE8M0 = 12, /**< MX scale: 2^(code-127), 0xFF NaN */
+  MMAEMU_UE4M3 = 13  /**< NVFP4 scale: e4m3 with the sign bit ignored */
 } mmaemu_format;
 
 /** Rounding used to convert a stored operand to the unit's input format. */
@@ -233,6 +240,104 @@ MMAEMU_API int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp
  */
 MMAEMU_API int mmaemu_quantize_fp8_blocks(mmaemu_format format, int rows, int cols, const float* X, int ldx,
                                           int block_rows, int block_cols, uint8_t* Q, int ldq, float* scales);
+
+/* ------------------------------------------------------------------------
+ * Block-scaled and narrow-format units (NVIDIA Blackwell: MXFP8/6/4, NVFP4,
+ * fp8/fp6/fp4 without scales); docs/block-scaled.md. These units follow the
+ * specification there and are not yet checked against hardware.
+ * ------------------------------------------------------------------------ */
+
+/** Which unit runs a block-scaled product. */
+typedef enum mmaemu_scaled_unit {
+  /** The only unit the operands fit; for e2m1 x e2m1 with UE8M0 per 32 (MXFP4),
+   *  which two units take, the native fp4 unit (GST, kind::mxf4). */
+  MMAEMU_UNIT_AUTO = 0,
+  MMAEMU_UNIT_T = 1,   /**< kind::f8f6f4: no scales (block_size 0) */
+  MMAEMU_UNIT_ST = 2,  /**< kind::mxf8f6f4: UE8M0 per 32, 32 elements per instruction */
+  MMAEMU_UNIT_GST = 3  /**< kind::mxf4 / mxf4nvf4: e2m1 only, exact groups of 16 */
+} mmaemu_scaled_unit;
+
+/** Operand description of a block-scaled product. Initialise with
+ *  mmaemu_block_scale_desc_init(). */
+typedef struct mmaemu_block_scale_desc {
+  mmaemu_format a_format, b_format; /**< E4M3, E5M2, E3M2, E2M3 or E2M1 */
+  mmaemu_format scale_format;       /**< UE8M0 or UE4M3 (ignored when block_size = 0) */
+  int block_size;                   /**< elements per scale along k: 32, 16, or 0 (no scales) */
+  mmaemu_scaled_unit unit;
+  /** Nonzero: e2m1 operands hold two codes per byte along k (element 2i in
+   *  the low nibble); lda/ldb then count bytes, and k/2 bytes span k. */
+  int fp4_packed;
+  float a_global_scale, b_global_scale; /**< per-tensor decode scales (NVFP4), 1 if none */
+  mmaemu_accumulate accumulate;
+  /** Nonzero: fp6/fp4 subnormals renormalised for alignment (the default,
+   *  0, clamps them at emin as the specification does). */
+  int narrow_subnormals_normalize;
+} mmaemu_block_scale_desc;
+
+/** Defaults: E4M3 x E4M3, UE8M0 per 32 (MXFP8), unit auto, unpacked, global
+ *  scales 1, MMAEMU_ACC_GPU_BLAS, clamped subnormals. */
+MMAEMU_API void mmaemu_block_scale_desc_init(mmaemu_block_scale_desc* desc);
+
+/**
+ * @brief Block-scaled GEMM: C = alpha*g_a*g_b*(op(A) (x) op(B)) + beta*C on
+ *        the model's unit, chained along k one instruction at a time.
+ *
+ * op(A) is m x k element codes (uint8_t, one per byte unless fp4_packed) and
+ * op(SA) m x k/block_size scale codes, stored with the same layout and
+ * transpose as A (leading dimension ldsa); op(B) is k x n codes and op(SB)
+ * k/block_size x n scales stored like B. C is m x n fp32. CBLAS conventions
+ * for layout, transposes and leading dimensions. k must be a multiple of
+ * block_size; the last instruction is padded with zeros and neutral scales.
+ * alpha*g_a*g_b is rounded once to fp32. beta = 0 never reads C. SA, SB may
+ * be NULL when block_size = 0.
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT, or MMAEMU_ERR_UNSUPPORTED (the
+ *         message lists the model's units)
+ */
+MMAEMU_API int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                        mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb,
+                                        int m, int n, int k, float alpha, const uint8_t* A, int lda,
+                                        const uint8_t* SA, int ldsa, const uint8_t* B, int ldb,
+                                        const uint8_t* SB, int ldsb, float beta, float* C, int ldc);
+
+/** Instruction shape (m x n x k) and name of the unit `desc` selects. */
+MMAEMU_API int mmaemu_tile_block_scaled_shape(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                              int* m, int* n, int* k, const char** instruction);
+
+/**
+ * @brief One instruction of the unit `desc` selects: D = A*B + C, shape from
+ *        mmaemu_tile_block_scaled_shape(). A (m x k codes), SA (m x k/block),
+ *        B (k x n codes), SB (k/block x n), C and D (m x n) row-major and
+ *        contiguous; fp4_packed applies along k. `output` is MMAEMU_FP32
+ *        (float) or, on the unscaled unit, MMAEMU_FP16 (uint16_t). Global
+ *        scales and accumulate are not used. C and D may alias.
+ */
+MMAEMU_API int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                        mmaemu_format output, const uint8_t* A, const uint8_t* SA,
+                                        const uint8_t* B, const uint8_t* SB, const void* C, void* D);
+
+/**
+ * @brief OCP MX quantisation of n values in blocks of block_size consecutive
+ *        values: scales[i/block_size] (UE8M0) and codes[i] of `element`
+ *        (one per byte). A block with NaN or Inf gets scale 0xFF, codes 0.
+ */
+MMAEMU_API int mmaemu_quantize_mx(mmaemu_format element, int block_size, size_t n, const float* x,
+                                  uint8_t* codes, uint8_t* scales);
+
+/** NVFP4 per-tensor scales of n values: encode = 2688/amax, decode = 1/encode
+ *  (each rounded to fp32; 1 and 1 when every value is zero). */
+MMAEMU_API int mmaemu_nvfp4_global_scale(size_t n, const float* x, float* encode, float* decode);
+
+/**
+ * @brief NVFP4 quantisation of n values with the encode scale: one UE4M3
+ *        scale per 16 consecutive values, e2m1 codes one per byte.
+ */
+MMAEMU_API int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes,
+                                     uint8_t* scales);
+
+/** x[i] = codes[i] * scales[i/block_size] * global_scale, rounded once to fp32. */
+MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size, size_t n,
+                                 const uint8_t* codes, const uint8_t* scales, float global_scale,
+                                 float* x);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "api/api_error.h"
 #include "driver/gemm.h"
 #include "driver/scaled_fp8.h"
 #include "driver/schedule.h"
@@ -22,34 +23,20 @@ struct mmaemu_model {
 };
 
 namespace {
-
-using namespace mmaemu;
-
 thread_local std::string g_error;
+}  // namespace
 
-int fail(int status, std::string message) {
+int mmaemu::api::fail(int status, std::string message) {
   g_error = std::move(message);
   return status;
 }
+void mmaemu::api::clear_error() { g_error.clear(); }
 
-// Runs f, mapping exception types (never message text) to status codes.
-template <typename F>
-int guarded(F&& f) {
-  try {
-    g_error.clear();
-    return f();
-  } catch (const std::bad_alloc&) {
-    return fail(MMAEMU_ERR_NO_MEMORY, "out of memory");
-  } catch (const UnknownModelError& e) {
-    return fail(MMAEMU_ERR_UNKNOWN_MODEL, e.what());
-  } catch (const std::invalid_argument& e) {
-    return fail(MMAEMU_ERR_ARGUMENT, e.what());
-  } catch (const std::exception& e) {
-    return fail(MMAEMU_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return fail(MMAEMU_ERR_INTERNAL, "unknown error");
-  }
-}
+namespace {
+
+using namespace mmaemu;
+using api::fail;
+using api::guarded;
 
 // The C enums are the internal ones, value for value, so that the
 // conversions below are plain casts.
@@ -57,7 +44,10 @@ static_assert(MMAEMU_FP64 == static_cast<int>(Fmt::fp64) && MMAEMU_FP32 == stati
               MMAEMU_TF32 == static_cast<int>(Fmt::tf32) && MMAEMU_BF16 == static_cast<int>(Fmt::bf16) &&
               MMAEMU_FP16 == static_cast<int>(Fmt::fp16) && MMAEMU_E4M3 == static_cast<int>(Fmt::e4m3) &&
               MMAEMU_E5M2 == static_cast<int>(Fmt::e5m2) && MMAEMU_E4M3FNUZ == static_cast<int>(Fmt::e4m3fnuz) &&
-              MMAEMU_E5M2FNUZ == static_cast<int>(Fmt::e5m2fnuz),
+              MMAEMU_E5M2FNUZ == static_cast<int>(Fmt::e5m2fnuz) && MMAEMU_E3M2 == static_cast<int>(Fmt::e3m2) &&
+              MMAEMU_E2M3 == static_cast<int>(Fmt::e2m3) && MMAEMU_E2M1 == static_cast<int>(Fmt::e2m1) &&
+              MMAEMU_UE8M0 == static_cast<int>(Fmt::ue8m0) && MMAEMU_UE4M3 == static_cast<int>(Fmt::ue4m3) &&
+              kFmtCount == MMAEMU_UE4M3 + 1,
               "mmaemu_format must match mmaemu::Fmt value for value");
 static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_cast<int>(Round::rz) &&
               MMAEMU_RD == static_cast<int>(Round::rd) && MMAEMU_RU == static_cast<int>(Round::ru) &&
@@ -205,7 +195,7 @@ int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt) {
       "fp16, bf16, tf32, xf32, e4m3, e5m2, e4m3fnuz (fp8), e5m2fnuz (bf8), fp32, "
       "each optionally followed by :rne, :rz or :rna";
   const auto f = parse_fmt(fmt);
-  if (!f || *f == Fmt::fp64) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
+  if (!f || *f == Fmt::fp64 || !valid_format(static_cast<int>(*f))) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
   opt->input = static_cast<mmaemu_format>(*f);
   // Defaults follow what the vendor stacks do: tf32/xf32 units truncate the
   // fp32 registers they read; fp16/bf16/fp8 conversions round to nearest.

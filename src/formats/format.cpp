@@ -5,6 +5,7 @@
 #include <bit>
 #include <cassert>
 #include <cctype>
+#include <stdexcept>
 #include <string>
 
 namespace mmaemu {
@@ -22,6 +23,11 @@ constexpr std::array<FormatInfo, kFmtCount> kFormats = {{
     {Fmt::e5m2, "e5m2", 8, 5, 2, 15, 0, Specials::ieee},
     {Fmt::e4m3fnuz, "e4m3fnuz", 8, 4, 3, 8, 0, Specials::fnuz},
     {Fmt::e5m2fnuz, "e5m2fnuz", 8, 5, 2, 16, 0, Specials::fnuz},
+    {Fmt::e3m2, "e3m2", 6, 3, 2, 3, 0, Specials::finite},
+    {Fmt::e2m3, "e2m3", 6, 2, 3, 1, 0, Specials::finite},
+    {Fmt::e2m1, "e2m1", 4, 2, 1, 1, 0, Specials::finite},
+    {Fmt::ue8m0, "ue8m0", 8, 8, 0, 127, 0, Specials::ue8m0},
+    {Fmt::ue4m3, "ue4m3", 8, 4, 3, 7, 0, Specials::ue4m3},
 }};
 
 struct Alias {
@@ -38,15 +44,19 @@ constexpr Alias kAliases[] = {
     {"binary16", Fmt::fp16},     {"e4m3", Fmt::e4m3},         {"fp8-e4m3", Fmt::e4m3},
     {"e4m3fn", Fmt::e4m3},       {"e5m2", Fmt::e5m2},         {"fp8-e5m2", Fmt::e5m2},
     {"e4m3fnuz", Fmt::e4m3fnuz}, {"fp8", Fmt::e4m3fnuz},      {"e5m2fnuz", Fmt::e5m2fnuz},
-    {"bf8", Fmt::e5m2fnuz},
+    {"bf8", Fmt::e5m2fnuz},      {"e3m2", Fmt::e3m2},         {"fp6-e3m2", Fmt::e3m2},
+    {"e2m3", Fmt::e2m3},         {"fp6-e2m3", Fmt::e2m3},     {"e2m1", Fmt::e2m1},
+    {"fp4", Fmt::e2m1},          {"fp4-e2m1", Fmt::e2m1},     {"ue8m0", Fmt::ue8m0},
+    {"e8m0", Fmt::ue8m0},        {"ue4m3", Fmt::ue4m3},
 };
 
 constexpr uint64_t mask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
 // Packs sign, biased exponent and fraction (man_bits wide) into the container.
+// The unsigned formats never get a sign bit.
 uint64_t pack(const FormatInfo& fi, bool neg, uint64_t biased_exp, uint64_t frac) {
   uint64_t bits = ((biased_exp << fi.man_bits) | frac) << fi.frac_shift;
-  if (neg) bits |= 1ull << (fi.width - 1);
+  if (neg && !fi.is_unsigned()) bits |= 1ull << (fi.width - 1);
   return bits;
 }
 
@@ -67,6 +77,10 @@ std::optional<Fmt> parse_fmt(std::string_view name) {
 Unpacked decode(Fmt f, uint64_t bits) {
   const FormatInfo& fi = info(f);
   bits &= mask(fi.width);
+  if (fi.specials == Specials::ue8m0)  // 8 exponent bits, no sign, no zero
+    return bits == 0xFF ? Unpacked{Class::nan, false, 0, 0}
+                        : Unpacked{Class::finite, false, static_cast<int>(bits) - fi.bias, 1};
+  if (fi.specials == Specials::ue4m3) bits &= 0x7F;  // the sign bit is ignored
   const bool neg = (bits >> (fi.width - 1)) & 1;
   const uint64_t frac = (bits >> fi.frac_shift) & mask(fi.man_bits);
   const uint64_t bexp = (bits >> (fi.frac_shift + fi.man_bits)) & mask(fi.exp_bits);
@@ -77,10 +91,14 @@ Unpacked decode(Fmt f, uint64_t bits) {
       if (bexp == all_ones) return {frac ? Class::nan : Class::inf, neg, 0, 0};
       break;
     case Specials::e4m3fn:
+    case Specials::ue4m3:
       if (bexp == all_ones && frac == mask(fi.man_bits)) return {Class::nan, neg, 0, 0};
       break;
     case Specials::fnuz:
       if (bits == 1ull << (fi.width - 1)) return {Class::nan, true, 0, 0};
+      break;
+    case Specials::finite:
+    case Specials::ue8m0:  // handled above
       break;
   }
   if (bexp == 0) {
@@ -97,11 +115,16 @@ uint64_t default_nan(Fmt f) {
     case Specials::ieee:
       return pack(fi, false, mask(fi.exp_bits), 1ull << (fi.man_bits - 1));
     case Specials::e4m3fn:
+    case Specials::ue4m3:
       return pack(fi, false, mask(fi.exp_bits), mask(fi.man_bits));
     case Specials::fnuz:
       return 1ull << (fi.width - 1);
+    case Specials::ue8m0:
+      return 0xFF;
+    case Specials::finite:
+      break;
   }
-  return 0;
+  throw std::domain_error(std::string(fi.name) + " has no NaN");
 }
 
 uint64_t inf_bits(Fmt f, bool neg) {
@@ -116,16 +139,21 @@ uint64_t max_finite_bits(Fmt f, bool neg) {
     case Specials::ieee:
       return pack(fi, neg, mask(fi.exp_bits) - 1, mask(fi.man_bits));
     case Specials::e4m3fn:  // S.1111.110
+    case Specials::ue4m3:
       return pack(fi, neg, mask(fi.exp_bits), mask(fi.man_bits) - 1);
     case Specials::fnuz:
+    case Specials::finite:  // S.11..1.11..1
       return pack(fi, neg, mask(fi.exp_bits), mask(fi.man_bits));
+    case Specials::ue8m0:  // 0xFE = 2^127
+      return mask(fi.exp_bits) - 1;
   }
   return 0;
 }
 
 uint64_t zero_bits(Fmt f, bool neg) {
   const FormatInfo& fi = info(f);
-  return (neg && fi.specials != Specials::fnuz) ? 1ull << (fi.width - 1) : 0;
+  if (fi.specials == Specials::ue8m0) throw std::domain_error("ue8m0 has no zero");
+  return (neg && fi.specials != Specials::fnuz && !fi.is_unsigned()) ? 1ull << (fi.width - 1) : 0;
 }
 
 namespace {
@@ -133,6 +161,7 @@ namespace {
 // The value a format gives to an overflowing result under `ov` and `r`.
 uint64_t overflow_result(Fmt f, bool neg, Round r, Overflow ov) {
   const FormatInfo& fi = info(f);
+  if (!fi.has_nan()) return max_finite_bits(f, neg);  // fp6/fp4: nothing else exists
   bool to_inf = true;
   switch (ov) {
     case Overflow::inf:
@@ -147,8 +176,9 @@ uint64_t overflow_result(Fmt f, bool neg, Round r, Overflow ov) {
   }
   if (!to_inf) return max_finite_bits(f, neg);
   if (fi.specials == Specials::ieee) return inf_bits(f, neg);
-  return fi.specials == Specials::fnuz ? default_nan(f)
-                                       : default_nan(f) | (neg ? 1ull << (fi.width - 1) : 0);
+  return fi.specials == Specials::fnuz || fi.is_unsigned()
+             ? default_nan(f)
+             : default_nan(f) | (neg ? 1ull << (fi.width - 1) : 0);
 }
 
 }  // namespace
@@ -172,6 +202,11 @@ uint64_t round_pack(Fmt f, bool neg, uint64_t mag, int exp, bool sticky, Round r
                     Overflow ov, int prec) {
   const FormatInfo& fi = info(f);
   const int p = prec < 0 ? fi.man_bits : prec;
+  if (fi.is_unsigned()) {  // no negative values; -0 is +0
+    if (neg && (mag != 0 || sticky)) return default_nan(f);
+    neg = false;
+  }
+  if (fi.specials == Specials::ue8m0 && mag == 0 && !sticky) return default_nan(f);
   if (fi.specials == Specials::fnuz && mag == 0 && !sticky) return 0;
   if (mag == 0 && !sticky) return zero_bits(f, neg);
   if (sticky) {
@@ -223,6 +258,7 @@ uint64_t round_pack(Fmt f, bool neg, uint64_t mag, int exp, bool sticky, Round r
     }
   }
   (void)inexact;
+  if (kept == 0 && fi.specials == Specials::ue8m0) return 0;  // no zero: the smallest, 2^-127
   if (kept == 0) return (fi.specials == Specials::fnuz) ? 0 : zero_bits(f, neg);
 
   // kept = significand with p fraction bits, value = kept * 2^q.
@@ -231,7 +267,8 @@ uint64_t round_pack(Fmt f, bool neg, uint64_t mag, int exp, bool sticky, Round r
   if (normal && E > fi.emax()) return overflow();
   const uint64_t biased = normal ? static_cast<uint64_t>(E + fi.bias) : 0;
   const uint64_t frac = (kept & mask(p)) << (fi.man_bits - p);
-  if (fi.specials == Specials::e4m3fn && biased == mask(fi.exp_bits) &&
+  if ((fi.specials == Specials::e4m3fn || fi.specials == Specials::ue4m3) &&
+      biased == mask(fi.exp_bits) &&
       frac == mask(fi.man_bits))  // would encode NaN: 480 and above
     return overflow();
   return pack(fi, neg, biased, frac);
@@ -242,14 +279,16 @@ uint64_t convert(Fmt from, Fmt to, uint64_t bits, Round r, Overflow ov) {
   const FormatInfo& ti = info(to);
   switch (u.cls) {
     case Class::nan:
-      if (ti.specials == Specials::fnuz) return default_nan(to);
+      if (ti.specials == Specials::fnuz || ti.is_unsigned()) return default_nan(to);
       return default_nan(to) | (u.neg ? 1ull << (ti.width - 1) : 0);
     case Class::inf:
       if (ti.specials == Specials::ieee) return inf_bits(to, u.neg);
+      if (ti.is_unsigned() && u.neg) return default_nan(to);
       return ov == Overflow::saturate ? max_finite_bits(to, u.neg)
                                       : overflow_result(to, u.neg, Round::rne, Overflow::inf);
     case Class::zero:
-      return zero_bits(to, u.neg);
+      if (ti.specials == Specials::ue8m0) return default_nan(to);  // no zero
+      return zero_bits(to, ti.is_unsigned() ? false : u.neg);
     case Class::finite:
       break;
   }

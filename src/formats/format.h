@@ -16,6 +16,9 @@ namespace mmaemu {
 
 /// Storage formats. The fnuz formats are AMD's MI300 "fp8" (e4m3fnuz) and
 /// "bf8" (e5m2fnuz): no Inf, one NaN (0x80), no -0, bias one higher.
+/// The OCP Microscaling element formats (fp6 e3m2/e2m3, fp4 e2m1) and the two
+/// block-scale formats (ue8m0, ue4m3) are described in docs/block-scaled.md §1;
+/// each code is stored one per byte in the low bits.
 enum class Fmt : uint8_t {
   fp64,
   fp32,
@@ -26,14 +29,24 @@ enum class Fmt : uint8_t {
   e5m2,      // OCP E5M2: IEEE-like Inf/NaN, max 57344
   e4m3fnuz,  // AMD fp8
   e5m2fnuz,  // AMD bf8
+  e3m2,      // OCP FP6 E3M2: every code finite, max 28
+  e2m3,      // OCP FP6 E2M3: every code finite, max 7.5
+  e2m1,      // OCP FP4 E2M1: every code finite, max 6
+  ue8m0,     // OCP MX scale E8M0: 2^(code-127), 0xFF NaN, no sign, no zero
+  ue4m3,     // NVFP4 scale: an e4m3 code whose sign bit is ignored
 };
-inline constexpr int kFmtCount = 9;
+inline constexpr int kFmtCount = 14;
 
 /// How a format encodes Inf and NaN.
 enum class Specials : uint8_t {
   ieee,    // all-ones exponent: Inf (fraction 0) or NaN
   e4m3fn,  // no Inf; S.1111.111 is NaN, the rest of exponent 1111 is finite
   fnuz,    // no Inf, no -0; 1.0000.000 (0x80) is the only NaN
+  finite,  // no Inf, no NaN: every code is a number (OCP FP6/FP4); conversions
+           // saturate, a NaN has no encoding
+  ue8m0,   // unsigned powers of two: no sign, no zero, no subnormals; the
+           // all-ones code is NaN
+  ue4m3,   // e4m3fn read without its sign bit (the unit masks it): unsigned
 };
 
 /// Rounding of an exact value to a format.
@@ -63,12 +76,20 @@ struct FormatInfo {
   int frac_shift;  // zero bits below the fraction in the container (tf32: 13)
   Specials specials;
 
-  constexpr int emin() const { return 1 - bias; }
+  /// Exponent of the smallest normal (ue8m0: of the smallest value, code 0).
+  constexpr int emin() const { return specials == Specials::ue8m0 ? -bias : 1 - bias; }
   /// Exponent of the largest finite value.
   constexpr int emax() const {
-    return specials == Specials::ieee ? (1 << exp_bits) - 2 - bias
-                                      : (1 << exp_bits) - 1 - bias;
+    return specials == Specials::ieee || specials == Specials::ue8m0
+               ? (1 << exp_bits) - 2 - bias
+               : (1 << exp_bits) - 1 - bias;
   }
+  /// Scale formats have no sign: ue4m3 ignores its top bit, ue8m0 has none.
+  constexpr bool is_unsigned() const {
+    return specials == Specials::ue8m0 || specials == Specials::ue4m3;
+  }
+  /// The NaN-free formats (fp6, fp4).
+  constexpr bool has_nan() const { return specials != Specials::finite; }
 };
 
 const FormatInfo& info(Fmt f);
@@ -107,10 +128,11 @@ inline bool is_nan(Fmt f, uint64_t bits) { return decode(f, bits).cls == Class::
 // Encoding
 
 /// The canonical quiet NaN of a format (positive where the format has a sign).
+/// Throws std::domain_error for the NaN-free formats (fp6, fp4).
 uint64_t default_nan(Fmt f);
 uint64_t inf_bits(Fmt f, bool neg);  // precondition: format has Inf
-uint64_t max_finite_bits(Fmt f, bool neg);
-uint64_t zero_bits(Fmt f, bool neg);  // fnuz: always 0x00
+uint64_t max_finite_bits(Fmt f, bool neg);  // unsigned formats: neg ignored
+uint64_t zero_bits(Fmt f, bool neg);  // fnuz, ue4m3: always 0x00; ue8m0: none (throws)
 
 /// Rounds the exact value (-1)^neg * mag * 2^exp to format f.
 ///
@@ -120,12 +142,20 @@ uint64_t zero_bits(Fmt f, bool neg);  // fnuz: always 0x00
 /// fp8 units of Ada/Hopper deliver fp32 results with 13 fraction bits); the
 /// result is stored in f's container with the dropped bits zero.
 /// Subnormal results are produced; a zero result keeps the sign `neg`.
+///
+/// The narrow formats (docs/block-scaled.md §1): fp6/fp4 have neither Inf nor
+/// NaN, so an overflow saturates to the largest finite whatever `ov` says.
+/// The unsigned scale formats give NaN for a negative nonzero value and +0 for
+/// -0; ue8m0 has no zero: a value that rounds below 2^-127 gives code 0x00
+/// (2^-127), and an exact zero gives NaN. ue8m0 keeps no fraction bits, so a
+/// tie between 2^L and 2^(L+1) goes to 2^(L+1) under RNE.
 uint64_t round_pack(Fmt f, bool neg, uint64_t mag, int exp, bool sticky, Round r,
                     Overflow ov, int prec = -1);
 
 /// Converts a value between formats with the given rounding. NaN becomes the
 /// target's default NaN (sign kept where the target has one); Inf becomes Inf,
-/// or NaN/max finite for formats without Inf according to `ov`.
+/// or NaN/max finite for formats without Inf according to `ov` (fp6/fp4:
+/// always max finite). A NaN into fp6/fp4 throws std::domain_error.
 uint64_t convert(Fmt from, Fmt to, uint64_t bits, Round r, Overflow ov = Overflow::ieee);
 
 /// Widens a finite or special value exactly into fp32 / fp64 bits.

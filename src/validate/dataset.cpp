@@ -40,8 +40,6 @@ std::vector<DataSet> find_sets(const fs::path& root) {
   return sets;
 }
 
-namespace {
-
 // Reads lines of whitespace-separated 8-digit hex words; all lines equal length.
 std::vector<uint32_t> read_hex(const fs::path& file, std::size_t& k) {
   std::ifstream in(file);
@@ -91,8 +89,6 @@ std::vector<uint32_t> read_binary(const fs::path& file) {
   }
   return v;
 }
-
-}  // namespace
 
 Samples read_samples(const DataSet& set, const std::string& out) {
   Samples s;

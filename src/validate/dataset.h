@@ -56,4 +56,11 @@ struct Samples {
 
 Samples read_samples(const DataSet& set, const std::string& out);
 
+/// Lines of whitespace-separated 8-digit hex words, k per line (k is set
+/// from the first line); throws DataError naming file and line.
+std::vector<uint32_t> read_hex(const std::filesystem::path& file, std::size_t& k);
+
+/// Lines of one 32-character binary string each.
+std::vector<uint32_t> read_binary(const std::filesystem::path& file);
+
 }  // namespace mmaemu::validate

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "validate/validate.h"
 
+#include "validate/scaled_set.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -108,6 +110,7 @@ uint64_t file_checksum(const std::filesystem::path& file) {
 }
 
 SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata, const Progress& progress) {
+  if (is_scaled_instruction(set.instruction)) return run_scaled_set(set, out);  // docs/block-scaled.md
   Model model;
   try {
     model = lookup_model(set.gpu);

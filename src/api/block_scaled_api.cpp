@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
+// checks, gathering codes and scales from CBLAS layouts, and the reference
+// engine of docs/block-scaled.md. Every exception stops here.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api/api_error.h"
+#include "formats/block_quantise.h"
+#include "formats/fp4_packing.h"
+#include "mmaemu/mmaemu.h"
+#include "models/scaled_units.h"
+#include "ref/block_scaled.h"
+
+namespace {
+
+using namespace mmaemu;
+using api::fail;
+using api::guarded;
+
+// The model has no unit for the request: MMAEMU_ERR_UNSUPPORTED.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename F>
+int guarded_scaled(F&& f) {
+  return guarded([&]() -> int {
+    try {
+      return f();
+    } catch (const Unsupported& e) {
+      return fail(MMAEMU_ERR_UNSUPPORTED, e.what());
+    }
+  });
+}
+
+bool is_element(mmaemu_format f) {
+  return f == MMAEMU_E4M3 || f == MMAEMU_E5M2 || f == MMAEMU_E3M2 || f == MMAEMU_E2M3 || f == MMAEMU_E2M1;
+}
+bool is_scale(mmaemu_format f) { return f == MMAEMU_UE8M0 || f == MMAEMU_UE4M3; }
+Fmt fmt_of(mmaemu_format f) { return static_cast<Fmt>(f); }  // same order as Fmt
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what);
+}
+
+// The unit `desc` selects on `model`, with the descriptor's switches applied.
+ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) {
+  require(model && d, "null model or descriptor");
+  require(is_element(d->a_format) && is_element(d->b_format),
+          "element formats must be E4M3, E5M2, E3M2, E2M3 or E2M1");
+  require(d->block_size == 0 || d->block_size == 16 || d->block_size == 32, "block_size must be 0, 16 or 32");
+  require(d->block_size == 0 || is_scale(d->scale_format), "scale_format must be UE8M0 or UE4M3");
+  require(d->unit >= MMAEMU_UNIT_AUTO && d->unit <= MMAEMU_UNIT_GST, "unknown unit");
+  require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
+          "fp4_packed needs E2M1 operands");
+  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C, "unknown accumulate mode");
+  const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
+  try {
+    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), fmt_of(d->a_format), fmt_of(d->b_format),
+                                      d->block_size != 0, fmt_of(d->scale_format), d->block_size,
+                                      choice[d->unit]);
+    u.narrow_subnormals = d->narrow_subnormals_normalize ? NarrowSubnormals::normalize : NarrowSubnormals::clamp;
+    return u;
+  } catch (const std::invalid_argument& e) {
+    throw Unsupported(e.what());
+  }
+}
+
+// Offset of element (r, c) of op(X) in X's storage (CBLAS).
+size_t offset(bool row_major, bool trans, size_t r, size_t c, size_t ld) {
+  if (trans) std::swap(r, c);
+  return row_major ? r * ld + c : c * ld + r;
+}
+
+// One operand as the API sees it: op(X) is rows x cols, k runs along
+// columns (A) or rows (B); codes one per byte or packed along k.
+struct Operand {
+  const uint8_t* data;
+  size_t ld;
+  bool row_major, trans, packed, k_is_col;
+  Fmt fmt;
+  const char* name;
+
+  uint8_t code(size_t r, size_t c) const {
+    uint8_t v;
+    if (packed) {
+      const size_t kk = k_is_col ? c : r;
+      v = (data[offset(row_major, trans, k_is_col ? r : kk / 2, k_is_col ? kk / 2 : c, ld)] >> (4 * (kk & 1))) & 0xF;
+    } else {
+      v = data[offset(row_major, trans, r, c, ld)];
+    }
+    if (v >> info(fmt).width)
+      throw std::invalid_argument(std::string(name) + "(" + std::to_string(r) + ", " + std::to_string(c) +
+                                  ") = " + std::to_string(v) + " is not a " + info(fmt).name + " code");
+    return v;
+  }
+};
+
+// The leading dimension a stored rows x cols op(X) needs (CBLAS rule).
+void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t cols, int ld) {
+  const size_t stored_cols = trans ? rows : cols, stored_rows = trans ? cols : rows;
+  const size_t need = std::max<size_t>(1, row_major ? stored_cols : stored_rows);
+  require(ld >= 0 && static_cast<size_t>(ld) >= need,
+          std::string(name) + " leading dimension " + std::to_string(ld) + " < " + std::to_string(need));
+}
+
+bool trans_ok(mmaemu_transpose t) { return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS; }
+
+}  // namespace
+
+extern "C" {
+
+void mmaemu_block_scale_desc_init(mmaemu_block_scale_desc* d) {
+  if (!d) return;
+  *d = {MMAEMU_E4M3, MMAEMU_E4M3, MMAEMU_UE8M0, 32, MMAEMU_UNIT_AUTO, 0, 1.0f, 1.0f, MMAEMU_ACC_GPU_BLAS, 0};
+}
+
+int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                             mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
+                             int k, float alpha, const uint8_t* A, int lda, const uint8_t* SA, int ldsa,
+                             const uint8_t* B, int ldb, const uint8_t* SB, int ldsb, float beta, float* C,
+                             int ldc) {
+  return guarded_scaled([&] {
+    const ScaledUnit u = resolve(model, desc);
+    require(layout == MMAEMU_ROW_MAJOR || layout == MMAEMU_COL_MAJOR, "layout must be row or column major");
+    require(trans_ok(ta) && trans_ok(tb), "bad transpose");
+    require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
+    if (m == 0 || n == 0) return MMAEMU_OK;
+    const size_t M = m, N = n, K = k, bs = u.block ? u.block : 1, KB = u.block ? K / bs : 0;
+    require(!u.block || K % bs == 0, "k = " + std::to_string(k) + " is not a multiple of block_size " + std::to_string(u.block));
+    const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
+    const bool packed = desc->fp4_packed != 0;
+    check_ld("A", row, at, M, packed ? (K + 1) / 2 : K, lda);
+    check_ld("B", row, bt, packed ? (K + 1) / 2 : K, N, ldb);
+    check_ld("C", row, false, M, N, ldc);
+    require(K == 0 || (A && B), "null A or B");
+    require(C, "null C");
+    if (u.block) {
+      require(KB == 0 || (SA && SB), "null SA or SB");
+      check_ld("SA", row, at, M, KB, ldsa);
+      check_ld("SB", row, bt, KB, N, ldsb);
+    }
+    const Fmt fa = fmt_of(desc->a_format), fb = fmt_of(desc->b_format);
+    const Operand a{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"};
+    const Operand b{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"};
+    // Canonical copies: A by rows, B by columns, k contiguous.
+    std::vector<uint8_t> Ac(M * K), Bc(N * K), SAc(M * KB), SBc(N * KB);
+    for (size_t i = 0; i < M; ++i)
+      for (size_t l = 0; l < K; ++l) Ac[i * K + l] = a.code(i, l);
+    for (size_t j = 0; j < N; ++j)
+      for (size_t l = 0; l < K; ++l) Bc[j * K + l] = b.code(l, j);
+    for (size_t i = 0; i < M; ++i)
+      for (size_t t = 0; t < KB; ++t) SAc[i * KB + t] = SA[offset(row, at, i, t, ldsa)];
+    for (size_t j = 0; j < N; ++j)
+      for (size_t t = 0; t < KB; ++t) SBc[j * KB + t] = SB[offset(row, bt, t, j, ldsb)];
+    std::vector<float> Cc(M * N, 0.0f), D(M * N);
+    if (beta != 0)
+      for (size_t i = 0; i < M; ++i)
+        for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
+    const ref::ScaledAccumulate mode =
+        desc->accumulate == MMAEMU_ACC_INTO_C ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
+    ref::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
+                      desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
+    for (size_t i = 0; i < M; ++i)
+      for (size_t j = 0; j < N; ++j) C[offset(row, false, i, j, ldc)] = D[i * N + j];
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_tile_block_scaled_shape(const mmaemu_model* model, const mmaemu_block_scale_desc* desc, int* m,
+                                   int* n, int* k, const char** instruction) {
+  return guarded_scaled([&] {
+    const ScaledUnit u = resolve(model, desc);
+    if (m) *m = u.m;
+    if (n) *n = u.n_min;
+    if (k) *k = u.k;
+    if (instruction) *instruction = u.instruction;  // static storage
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                             mmaemu_format output, const uint8_t* A, const uint8_t* SA, const uint8_t* B,
+                             const uint8_t* SB, const void* C, void* D) {
+  return guarded_scaled([&] {
+    const ScaledUnit u = resolve(model, desc);
+    require(output == MMAEMU_FP32 || output == MMAEMU_FP16, "output must be FP32 or FP16");
+    const Fmt out = fmt_of(output);
+    if (!(u.outputs & fmt_bit(out))) throw Unsupported(std::string(u.instruction) + " has no fp16 output");
+    require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
+    const size_t M = u.m, N = u.n_min, K = u.k, KB = u.block ? K / u.block : 0;
+    const bool packed = desc->fp4_packed != 0;
+    const Operand a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
+    const Operand b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
+    std::vector<uint8_t> ar(K), bc(K), sb(KB);
+    std::vector<uint64_t> d(M * N);
+    for (size_t i = 0; i < M; ++i) {
+      for (size_t l = 0; l < K; ++l) ar[l] = a.code(i, l);
+      for (size_t j = 0; j < N; ++j) {
+        for (size_t l = 0; l < K; ++l) bc[l] = b.code(l, j);
+        for (size_t t = 0; t < KB; ++t) sb[t] = SB[t * N + j];
+        const uint64_t c = out == Fmt::fp32 ? std::bit_cast<uint32_t>(static_cast<const float*>(C)[i * N + j])
+                                            : static_cast<const uint16_t*>(C)[i * N + j];
+        d[i * N + j] = ref::scaled_instruction(
+            u, out, {fmt_of(desc->a_format), fmt_of(desc->b_format), ar.data(), bc.data(),
+                     u.block ? SA + i * KB : nullptr, u.block ? sb.data() : nullptr, c});
+      }
+    }
+    for (size_t i = 0; i < M * N; ++i) {  // C and D may alias: written last
+      if (out == Fmt::fp32) static_cast<float*>(D)[i] = std::bit_cast<float>(static_cast<uint32_t>(d[i]));
+      else static_cast<uint16_t*>(D)[i] = static_cast<uint16_t>(d[i]);
+    }
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_quantize_mx(mmaemu_format element, int block_size, size_t n, const float* x, uint8_t* codes,
+                       uint8_t* scales) {
+  return guarded([&] {
+    require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
+    require(block_size > 0, "block_size must be positive");
+    require(n == 0 || (x && codes && scales), "null pointer");
+    quantise_mx(fmt_of(element), static_cast<size_t>(block_size), x, n, codes, scales);
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_nvfp4_global_scale(size_t n, const float* x, float* encode, float* decode) {
+  return guarded([&] {
+    require((n == 0 || x) && encode && decode, "null pointer");
+    const Nvfp4Global g = nvfp4_global_scale(x, n);
+    *encode = g.encode;
+    *decode = g.decode;
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes, uint8_t* scales) {
+  return guarded([&] {
+    require(n == 0 || (x && codes && scales), "null pointer");
+    require(std::isfinite(encode) && encode > 0, "encode scale must be positive and finite");
+    quantise_nvfp4(x, n, encode, codes, scales);
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size, size_t n,
+                      const uint8_t* codes, const uint8_t* scales, float global_scale, float* x) {
+  return guarded([&] {
+    require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
+    require(is_scale(scale), "scale must be UE8M0 or UE4M3");
+    require(block_size > 0, "block_size must be positive");
+    require(n == 0 || (x && codes && scales), "null pointer");
+    for (size_t i = 0; i < n; ++i)
+      require(!(codes[i] >> info(fmt_of(element)).width),
+              "codes[" + std::to_string(i) + "] is not a " + info(fmt_of(element)).name + " code");
+    dequantise(fmt_of(element), fmt_of(scale), static_cast<size_t>(block_size), codes, scales, n, global_scale, x);
+    return MMAEMU_OK;
+  });
+}
+
+}  // extern "C"

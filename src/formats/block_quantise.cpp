@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "formats/block_quantise.h"
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+
+namespace mmaemu {
+namespace {
+
+uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+bool block_finite(const float* v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(v[i])) return false;
+  return true;
+}
+
+float block_amax(const float* v, std::size_t n) {
+  float a = 0;
+  for (std::size_t i = 0; i < n; ++i) a = std::max(a, std::fabs(v[i]));
+  return a;
+}
+
+// Rounds the exact value (-1)^neg * num * 2^exp / den to `to` (RNE,
+// saturating); num < 2^48, 0 < den < 2^16. The quotient keeps 64 - 48 = 16
+// extra bits and the remainder becomes the sticky bit, so this is one
+// correct rounding.
+uint64_t round_quotient(Fmt to, bool neg, uint64_t num, int exp, uint64_t den) {
+  const uint64_t wide = num << 16;
+  return round_pack(to, neg, wide / den, exp - 16, wide % den != 0, Round::rne, Overflow::saturate);
+}
+
+}  // namespace
+
+void quantise_mx(Fmt elem, std::size_t block, const float* v, std::size_t n, uint8_t* codes,
+                 uint8_t* scales) {
+  for (std::size_t b0 = 0; b0 < n; b0 += block) {
+    const std::size_t len = std::min(block, n - b0);
+    if (!block_finite(v + b0, len)) {  // NaN shared exponent, codes 0
+      scales[b0 / block] = 0xFF;
+      std::fill(codes + b0, codes + b0 + len, 0);
+      continue;
+    }
+    const float amax = block_amax(v + b0, len);
+    const int X = amax == 0 ? -127 : std::clamp(std::ilogb(amax) - info(elem).emax(), -127, 127);
+    scales[b0 / block] = static_cast<uint8_t>(X + 127);
+    for (std::size_t i = b0; i < b0 + len; ++i) {  // v / 2^X is exact: only the exponent moves
+      const Unpacked u = decode(Fmt::fp32, bits(v[i]));
+      codes[i] = static_cast<uint8_t>(
+          u.cls == Class::zero ? zero_bits(elem, u.neg)
+                               : round_pack(elem, u.neg, u.sig, u.exp - X, false, Round::rne, Overflow::saturate));
+    }
+  }
+}
+
+Nvfp4Global nvfp4_global_scale(const float* v, std::size_t n) {
+  float amax = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(v[i])) amax = std::max(amax, std::fabs(v[i]));
+  const float enc = amax == 0 ? 1.0f : std::min(448.0f * 6.0f / amax, FLT_MAX);  // one IEEE division
+  return {enc, 1.0f / enc};
+}
+
+void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales) {
+  constexpr std::size_t kBlock = 16;
+  const Unpacked s = decode(Fmt::fp32, bits(encode));
+  for (std::size_t b0 = 0; b0 < n; b0 += kBlock) {
+    const std::size_t len = std::min(kBlock, n - b0);
+    if (!block_finite(v + b0, len)) {
+      scales[b0 / kBlock] = 0x7F;  // ue4m3 NaN
+      std::fill(codes + b0, codes + b0 + len, 0);
+      continue;
+    }
+    // scale = amax * encode / 6, rounded once.
+    const Unpacked a = decode(Fmt::fp32, bits(block_amax(v + b0, len)));
+    const uint8_t sc = static_cast<uint8_t>(
+        a.cls == Class::zero ? 0 : round_quotient(Fmt::ue4m3, false, a.sig * s.sig, a.exp + s.exp, 6));
+    scales[b0 / kBlock] = sc;
+    const Unpacked q = decode(Fmt::ue4m3, sc);
+    for (std::size_t i = b0; i < b0 + len; ++i) {  // v * encode / scale, rounded once
+      const Unpacked x = decode(Fmt::fp32, bits(v[i]));
+      codes[i] = static_cast<uint8_t>(
+          x.cls == Class::zero || q.cls == Class::zero
+              ? zero_bits(Fmt::e2m1, x.neg)
+              : round_quotient(Fmt::e2m1, x.neg, x.sig * s.sig, x.exp + s.exp - q.exp, q.sig));
+    }
+  }
+}
+
+float mul3_rne32(float x, float y, float z) {
+  const float v[3] = {x, y, z};
+  bool neg = false, inf = false, zero = false;
+  for (float f : v) {
+    if (std::isnan(f)) return std::nanf("");
+    neg ^= std::signbit(f);
+    inf |= std::isinf(f);
+    zero |= f == 0;
+  }
+  if (inf && zero) return std::nanf("");
+  if (inf) return neg ? -INFINITY : INFINITY;
+  if (zero) return neg ? -0.0f : 0.0f;
+  unsigned __int128 mag = 1;
+  int exp = 0;
+  for (float f : v) {
+    const Unpacked u = decode(Fmt::fp32, bits(f));
+    mag *= u.sig;
+    exp += u.exp;
+  }
+  // At most 72 bits: keep the top 64 and jam the rest into the sticky bit.
+  bool sticky = false;
+  while (mag >> 64) {
+    sticky |= (mag & 1) != 0;
+    mag >>= 1;
+    ++exp;
+  }
+  return std::bit_cast<float>(static_cast<uint32_t>(
+      round_pack(Fmt::fp32, neg, static_cast<uint64_t>(mag), exp, sticky, Round::rne, Overflow::ieee)));
+}
+
+void dequantise(Fmt elem, Fmt scale, std::size_t block, const uint8_t* codes, const uint8_t* scales,
+                std::size_t n, float g, float* out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const float e = std::bit_cast<float>(to_fp32_bits(elem, codes[i]));
+    const float s = std::bit_cast<float>(to_fp32_bits(scale, scales[i / block]));
+    out[i] = mul3_rne32(e, s, g);
+  }
+}
+
+}  // namespace mmaemu

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The reference engine of the block-scaled and narrow-format units
+// (docs/block-scaled.md §3, §4): T-FDPA, ST-FDPA and GST-FDPA in exact
+// integer arithmetic, the chain of instructions along K with its padding,
+// and the GEMM epilogue. Written to be read; every faster path must return
+// the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/format.h"
+#include "models/scaled_units.h"
+
+namespace mmaemu::ref {
+
+/// The operands of one instruction of row `unit`: unit.k element codes of A
+/// (format fa) and of B (fb), one per byte (fp4 unpacked); unit.k/unit.block
+/// scale codes each in unit.scale (ignored by T rows); c as bits of `out`.
+struct ScaledStep {
+  Fmt fa, fb;
+  const uint8_t* a;
+  const uint8_t* b;
+  const uint8_t* sa;
+  const uint8_t* sb;
+  uint64_t c;
+};
+
+/// d = the instruction's fused dot product of a and b, scaled, plus c;
+/// output bits of `out` (fp32, or fp16 for T rows). Throws
+/// std::invalid_argument for formats the row does not take.
+uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s);
+
+/// How the chain along K starts (as mmaemu_accumulate): from +0 with the
+/// epilogue adding beta*C (gpu_blas), or from beta*C (into_c).
+enum class ScaledAccumulate : uint8_t { gpu_blas, into_c };
+
+/// One GEMM on the unit (docs/block-scaled.md §4), fp32 C and D.
+///   A: m rows of k codes, row i at A + i*k;  SA: m rows of k/block codes.
+///   B: n columns of k codes, column j at B + j*k;  SB: n columns of k/block.
+///   C, D: m x n fp32 row-major (C may be null when it is not read).
+/// k must be a multiple of the block (T rows: any k); the last instruction
+/// is padded with zero elements and neutral scales. g_a, g_b are the
+/// per-tensor decode scales (1 when unused), folded into alpha.
+struct ScaledGemm {
+  const ScaledUnit* unit;
+  Fmt fa, fb;
+  std::size_t m, n, k;
+  const uint8_t* A;
+  const uint8_t* SA;
+  const uint8_t* B;
+  const uint8_t* SB;
+  float alpha, beta, g_a, g_b;
+  ScaledAccumulate accumulate;
+  const float* C;
+  float* D;
+};
+
+void scaled_gemm(const ScaledGemm& g);
+
+/// The chain of instructions for one output element, starting from `acc`
+/// (bits of `out`: fp32, or fp16 on T rows): a, b hold k codes, sa, sb
+/// k/block scale codes.
+uint64_t scaled_chain(const ScaledUnit& unit, Fmt out, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
+                      const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint64_t acc);
+
+/// The epilogue of docs/block-scaled.md §4.4 for one element: alpha_eff =
+/// RNE32(alpha*g_a*g_b) (one rounding); c is read only when needed.
+struct ScaledEpilogue {
+  float alpha_eff, beta;
+  ScaledAccumulate accumulate;
+  bool reads_c() const { return beta != 0; }
+  uint32_t start(float c) const;             // the chain's first accumulator
+  uint32_t finish(uint32_t acc, float c) const;  // D from the chain's result
+};
+ScaledEpilogue make_epilogue(float alpha, float beta, float g_a, float g_b, ScaledAccumulate mode);
+
+}  // namespace mmaemu::ref
