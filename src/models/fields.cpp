@@ -123,7 +123,10 @@ std::string print_str(const ModelRow& r) { return r.*M; }
 
 template <auto M>
 void parse_fmt(ModelRow& r, std::string_view k, std::string_view v) {
-  if (auto f = mmaemu::parse_fmt(v)) r.*M = *f;
+  // fp6, fp4 and the scale formats run only on the block-scaled units
+  // (docs/block-scaled.md), never on a generic block-FMA row.
+  const std::optional<Fmt> f = mmaemu::parse_fmt(v);
+  if (f && *f <= Fmt::e5m2fnuz) r.*M = *f;
   else bad(k, v, "fp64, fp32, tf32, bf16, fp16, e4m3, e5m2, e4m3fnuz, e5m2fnuz");
 }
 template <auto M>

@@ -263,6 +263,14 @@ TEST_CASE("custom: values are range-checked so no engine path overflows") {
   CHECK(error_of("custom:base=MI300X,zero_c=-300").empty());
 }
 
+TEST_CASE("fp6, fp4 and scale formats are refused on a generic row (block-scaled units only)") {
+  for (const char* spec : {"custom:in=e2m1,out=fp32", "custom:in=e3m2,out=fp32", "custom:in=e2m3,out=fp32",
+                           "custom:in=fp16,out=ue8m0", "custom:base=B200,in=ue4m3"}) {
+    CAPTURE(spec);
+    CHECK(error_of(spec).find("invalid value") != std::string::npos);
+  }
+}
+
 TEST_CASE("a custom model names a base or a whole row; keys are given once") {
   for (const char* spec : {"custom:", "custom:out=fp32", "custom:in=fp16", "custom:block=4"})
     CHECK(error_of(spec).find("needs a base model") != std::string::npos);
