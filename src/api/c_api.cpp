@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "api/error.h"
 #include "driver/gemm.h"
 #include "mmaemu/mmaemu.h"
 #include "models/model.h"
@@ -17,16 +18,20 @@ struct mmaemu_model {
   mmaemu::Model model;
 };
 
-namespace {
-
-using namespace mmaemu;
-
+namespace mmaemu::api {
 thread_local std::string g_error;
 
 int fail(int status, std::string message) {
   g_error = std::move(message);
   return status;
 }
+}  // namespace mmaemu::api
+
+namespace {
+
+using namespace mmaemu;
+using api::fail;
+using api::g_error;
 
 // Runs f, mapping exceptions to status codes.
 template <typename F>
