@@ -37,7 +37,9 @@ def main(argv):
     if not os.path.exists(lib):
         parser.error(f"run: {lib} does not exist (set MMAEMU_LIBRARY to libmmaemu.so)")
     env = dict(os.environ)
-    env["LD_PRELOAD"] = lib + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+    # After what is already preloaded (a sanitizer runtime must stay first);
+    # any preload is loaded before the BLAS, which is all interposition needs.
+    env["LD_PRELOAD"] = (env["LD_PRELOAD"] + ":" if env.get("LD_PRELOAD") else "") + lib
     for var, value in (("MMA_MODEL", args.model), ("MMA_INPUT_FORMAT", args.input)):
         if value is not None:
             env[var] = value

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // matmul() and tile(): argument checks and translation to mmaemu_gemm and
 // mmaemu_tile, which run with the GIL released.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
