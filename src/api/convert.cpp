@@ -53,7 +53,8 @@ int mmaemu_format_parse(const char* name, mmaemu_format* out) {
 int mmaemu_format_storage_bytes(int f) {
   if (!valid(f)) return 0;
   const Fmt fmt = static_cast<Fmt>(f);
-  return fmt == Fmt::tf32 ? 4 : info(fmt).width / 8;
+  // tf32 lives in an fp32 container; a format narrower than a byte takes one.
+  return fmt == Fmt::tf32 ? 4 : (info(fmt).width + 7) / 8;
 }
 
 int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n, mmaemu_rounding r,
