@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "mmaemu/mmaemu.h"
+#include "shim_config.h"
 #include "shim_internal.h"
 
 namespace {
@@ -33,14 +34,7 @@ namespace {
 // CBLAS enum values (cblas.h), without depending on a cblas header.
 enum { kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113, kUpper = 121, kLower = 122 };
 
-struct Config {
-  mmaemu_model* model = nullptr;  // null: forward everything
-  std::string policy;             // MMA_INPUT_FORMAT (sgemm / ssyrk)
-  mmaemu_gemm_options options{};
-  bool emulate_dgemm = false;     // MMA_DGEMM=model
-  bool verbose = false;
-  std::string schedule;           // MMA_SCHEDULE (options.schedule points here)
-};
+using mmaemu_shim::Config;
 
 [[noreturn]] void config_error(const std::string& what) {
   std::fprintf(stderr, "libmmaemu: %s\n", what.c_str());
@@ -55,7 +49,26 @@ struct Stats {
 };
 Stats g_sgemm, g_ssyrk, g_dgemm, g_sbgemm;
 
+// At exit: the emulated calls of the setting in force, gemv, and the calls
+// that went to the system BLAS untouched.
 void print_stats() {
+  mmaemu_shim::report_calls(mmaemu_shim::current_config());
+  mmaemu::shim::print_gemv_stats();
+  mmaemu::shim::print_forwarded();
+}
+
+}  // namespace
+
+std::string mmaemu_shim::describe(const Config& cfg) {
+  if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
+  return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
+         (cfg.options.accumulate == MMAEMU_ACC_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
+         (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
+}
+
+void mmaemu_shim::report_calls(const Config& cfg) {
+  if (!g_sgemm.calls && !g_ssyrk.calls && !g_dgemm.calls && !g_sbgemm.calls) return;
+  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(cfg).c_str());
   auto line = [](const char* name, const Stats& s) {
     if (s.calls)
       std::fprintf(stderr, "libmmaemu: %-6s %8ld calls %12.4g flop %9.3f s\n", name, s.calls.load(), s.flops.load(),
@@ -65,28 +78,39 @@ void print_stats() {
   line("ssyrk", g_ssyrk);
   line("dgemm", g_dgemm);
   line("sbgemm", g_sbgemm);
-  mmaemu::shim::print_gemv_stats();
-  mmaemu::shim::print_forwarded();
-}
-
-// MMA_SCHEDULE: the schedule of every emulated GEMM (unset: chain), checked
-// now against the sgemm unit (and the fp64 one under MMA_DGEMM=model) by a
-// GEMM of size zero.
-void read_schedule(Config& cfg) {
-  const char* s = std::getenv("MMA_SCHEDULE");
-  if (!s || !*s) return;
-  cfg.schedule = s;
-  cfg.options.schedule = cfg.schedule.c_str();
-  mmaemu_gemm_options opt = cfg.options;
-  for (int pass = 0; pass < (cfg.emulate_dgemm ? 2 : 1); ++pass) {
-    if (pass == 1) opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
-    if (mmaemu_gemm(cfg.model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0, nullptr, 1,
-                    nullptr, 1, 0.0, nullptr, 1) != MMAEMU_OK)
-      config_error(std::string("MMA_SCHEDULE: ") + mmaemu_last_error());
+  for (Stats* s : {&g_sgemm, &g_ssyrk, &g_dgemm, &g_sbgemm}) {
+    s->calls = 0;
+    s->flops = 0;
+    s->seconds = 0;
   }
 }
 
-const Config& config() {
+std::string mmaemu_shim::select(Config& cfg, const std::string& name, const std::string& policy,
+                                const char* model_var, const char* policy_var) {
+  cfg.model_name = name;
+  if (name.empty()) return "";
+  if (mmaemu_model_lookup(name.c_str(), &cfg.model) != MMAEMU_OK) return std::string(model_var) + ": " + mmaemu_last_error();
+  cfg.policy = policy.empty() ? mmaemu_default_policy(cfg.model) : policy;
+  int m, n, k;
+  if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK)
+    return std::string(policy_var) + ": " + mmaemu_last_error();
+  if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK)
+    return std::string(policy_var) + "=" + cfg.policy + ": " + mmaemu_last_error();
+  if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
+    return std::string("MMA_DGEMM=model: ") + mmaemu_last_error();
+  // MMA_SCHEDULE (cfg.options.schedule): checked now against the sgemm unit,
+  // and the fp64 one under MMA_DGEMM=model, by a GEMM of size zero.
+  mmaemu_gemm_options opt = cfg.options;
+  for (int pass = 0; cfg.options.schedule && pass < (cfg.emulate_dgemm ? 2 : 1); ++pass) {
+    if (pass == 1) opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
+    if (mmaemu_gemm(cfg.model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0, nullptr, 1,
+                    nullptr, 1, 0.0, nullptr, 1) != MMAEMU_OK)
+      return std::string("MMA_SCHEDULE: ") + mmaemu_last_error();
+  }
+  return "";
+}
+
+const Config& mmaemu_shim::env_config() {
   static Config cfg;
   static std::once_flag once;
   std::call_once(once, [] {
@@ -94,20 +118,8 @@ const Config& config() {
     if (v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
       config_error(std::string("MMA_VERBOSE='") + v + "' (valid: 0, 1)");
     cfg.verbose = v && std::strcmp(v, "1") == 0;
-    const char* name = std::getenv("MMA_MODEL");
-    if (!name || !*name) {
-      if (cfg.verbose) std::fprintf(stderr, "libmmaemu: MMA_MODEL is not set: every BLAS call goes to the system BLAS\n");
-      return;
-    }
-    if (mmaemu_model_lookup(name, &cfg.model) != MMAEMU_OK) config_error(std::string("MMA_MODEL: ") + mmaemu_last_error());
+    if (cfg.verbose) std::atexit(print_stats);
     mmaemu_gemm_options_init(&cfg.options);
-    const char* p = std::getenv("MMA_INPUT_FORMAT");
-    int m, n, k;
-    cfg.policy = p && *p ? p : mmaemu_default_policy(cfg.model);
-    if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK)
-      config_error(std::string("MMA_INPUT_FORMAT: ") + mmaemu_last_error());
-    if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK)
-      config_error(std::string("MMA_INPUT_FORMAT=") + cfg.policy + ": " + mmaemu_last_error());
     if (const char* a = std::getenv("MMA_ACCUMULATE"); a && *a) {
       if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
       else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_INTO_C;
@@ -116,20 +128,38 @@ const Config& config() {
     if (const char* d = std::getenv("MMA_DGEMM"); d && *d) {
       if (std::strcmp(d, "model") == 0) cfg.emulate_dgemm = true;
       else if (std::strcmp(d, "native") != 0) config_error(std::string("MMA_DGEMM='") + d + "' (valid: native, model)");
-      if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
-        config_error(std::string("MMA_DGEMM=model: ") + mmaemu_last_error());
     }
     mmaemu::shim::read_gemv_policy();
-    read_schedule(cfg);
-    if (cfg.verbose) {
-      std::fprintf(stderr, "libmmaemu %s: model %s, sgemm input %s, %s, dgemm %s\n", mmaemu_version(),
-                   mmaemu_model_name(cfg.model), cfg.policy.c_str(),
-                   cfg.options.accumulate == MMAEMU_ACC_INTO_C ? "accumulate-into-c" : "gpu-blas",
-                   cfg.emulate_dgemm ? "model" : "native");
-      std::atexit(print_stats);
-    }
+    if (const char* sched = std::getenv("MMA_SCHEDULE"); sched && *sched) cfg.schedule = sched;
+    cfg.options.schedule = cfg.schedule.empty() ? nullptr : cfg.schedule.c_str();
+    const char* name = std::getenv("MMA_MODEL");
+    const char* policy = std::getenv("MMA_INPUT_FORMAT");
+    const std::string error = mmaemu_shim::select(cfg, name ? name : "", policy ? policy : "", "MMA_MODEL", "MMA_INPUT_FORMAT");
+    if (!error.empty()) config_error(error);
+    if (cfg.verbose)
+      std::fprintf(stderr, "libmmaemu %s: %s%s\n", mmaemu_version(), mmaemu_shim::describe(cfg).c_str(),
+                   cfg.model ? "" : ": MMA_MODEL is not set");
   });
   return cfg;
+}
+
+namespace {
+
+// A nested call (a real BLAS calling sgemm_ from its cblas_sgemm, say) must
+// reach the real routine, not come back here.
+thread_local int t_depth = 0;
+struct Depth {
+  Depth() { ++t_depth; }
+  ~Depth() { --t_depth; }
+};
+
+// The setting of this call: read once when a call enters the shim from
+// outside (depth 0), so that a runtime switch (mmaemu_shim_set) on another
+// thread never changes a call half way.
+const Config& config() {
+  thread_local const Config* call_config = nullptr;
+  if (t_depth == 0 || !call_config) call_config = &mmaemu_shim::current_config();
+  return *call_config;
 }
 
 // The real BLAS routine `name`, or null if no BLAS in the process or on the
@@ -181,14 +211,6 @@ void report_cblas(const char* cblas_name, int info) {
     return x(info, cblas_name, "Illegal setting of parameter %d\n", info);
   std::fprintf(stderr, " ** On entry to %s parameter number %d had an illegal value\n", cblas_name, info);
 }
-
-// A nested call (a real BLAS calling sgemm_ from its cblas_sgemm, say) must
-// reach the real routine, not come back here.
-thread_local int t_depth = 0;
-struct Depth {
-  Depth() { ++t_depth; }
-  ~Depth() { --t_depth; }
-};
 
 char upper(const char* c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(*c))); }
 

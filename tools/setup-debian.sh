@@ -10,5 +10,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
   doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
   python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test \
-  libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin >/dev/null
+  libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin \
+  pybind11-dev python3-pybind11 python3-pytest python3-matplotlib >/dev/null
 echo "setup-debian: packages installed"

@@ -339,6 +339,51 @@ MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int
                                  const uint8_t* codes, const uint8_t* scales, float global_scale,
                                  float* x);
 
+/* ---- Formats and conversions (src/api/convert.cpp) --------------------- */
+
+/** Canonical name of a format ("fp16", "e4m3fnuz", ...); NULL if `f` is not
+ *  a format (formats are numbered from 0 without gaps: iterate until NULL). */
+MMAEMU_API const char* mmaemu_format_name(int f);
+/** Parses a format name, case-insensitive, with the aliases of the CLI
+ *  ("half", "bfloat16", "xf32", "fp8" = e4m3fnuz, "bf8" = e5m2fnuz).
+ *  @return MMAEMU_OK or MMAEMU_ERR_ARGUMENT (the message lists the names) */
+MMAEMU_API int mmaemu_format_parse(const char* name, mmaemu_format* out);
+/** Bytes of one stored element: 8 (fp64), 4 (fp32, tf32), 2 or 1; 0 if `f`
+ *  is not a format. */
+MMAEMU_API int mmaemu_format_storage_bytes(int f);
+
+/**
+ * @brief Converts n stored values of format `from` to format `to`.
+ *
+ * x and y hold n elements in the storage types of their formats (see
+ * mmaemu_format); they must not overlap unless they are the same array of
+ * the same storage size. Rounding `r` applies when `to` cannot hold a value
+ * exactly; `saturate` sends values beyond the largest finite number to it
+ * (CUDA __NV_SATFINITE) instead of to Inf (NaN where `to` has no Inf). NaN
+ * becomes the target's default NaN. Any format converts to fp64 exactly, so
+ * decoding codes is a conversion to MMAEMU_FP64.
+ */
+MMAEMU_API int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n,
+                              mmaemu_rounding r, int saturate);
+
+/* ---- Runtime control of the BLAS shim (blas_shim/shim_switch.cpp) --------
+ * Only in libmmaemu.so. They act on the shim of the library they are called
+ * in, which intercepts BLAS calls only when it was loaded before the BLAS
+ * (LD_PRELOAD). The setting is process-wide and switched atomically: a BLAS
+ * call runs entirely under the setting it started with. */
+
+/**
+ * @brief Makes the shim emulate `model` with sgemm input policy `policy`
+ *        (see mmaemu_sgemm; NULL or "" = mmaemu_default_policy), as
+ *        MMA_MODEL and MMA_INPUT_FORMAT would; `model` NULL or "" sends every
+ *        call to the system BLAS. MMA_ACCUMULATE and MMA_DGEMM still apply.
+ * @return MMAEMU_OK; on error the setting is unchanged.
+ */
+MMAEMU_API int mmaemu_shim_set(const char* model, const char* policy);
+/** The shim's current model (as it was named; "" when calls go to the system
+ *  BLAS) and policy. The strings stay valid for the life of the process. */
+MMAEMU_API int mmaemu_shim_get(const char** model, const char** policy);
+
 #ifdef __cplusplus
 }
 #endif

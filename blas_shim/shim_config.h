@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The BLAS shim's setting: which model its BLAS entries emulate and how.
+// One setting comes from the environment (MMA_MODEL, MMA_INPUT_FORMAT,
+// MMA_ACCUMULATE, MMA_DGEMM, MMA_SCHEDULE; shim.cpp); mmaemu_shim_set() replaces it at run
+// time (shim_switch.cpp). A setting is immutable once published and never
+// freed, so a BLAS call keeps the one it started with.
+#pragma once
+
+#include <string>
+
+#include "mmaemu/mmaemu.h"
+
+namespace mmaemu_shim {
+
+struct Config {
+  mmaemu_model* model = nullptr;  // null: forward everything
+  std::string model_name;         // as named (MMA_MODEL or mmaemu_shim_set)
+  std::string policy;             // sgemm / ssyrk input policy
+  mmaemu_gemm_options options{};
+  bool emulate_dgemm = false;     // MMA_DGEMM=model
+  bool verbose = false;
+  std::string schedule;           // MMA_SCHEDULE (options.schedule points here, or null)
+};
+
+/// The environment's setting, read once (shim.cpp).
+const Config& env_config();
+
+/// Sets cfg's model and sgemm options for `name` and `policy` ("": the
+/// model's default policy); "" name: forward everything. Returns "" or the
+/// error, prefixed by the names the user set them with (shim.cpp).
+std::string select(Config& cfg, const std::string& name, const std::string& policy, const char* model_var,
+                   const char* policy_var);
+
+/// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native".
+std::string describe(const Config& cfg);
+
+/// MMA_VERBOSE: prints the calls made under `cfg` since the last report,
+/// and resets the counts (shim.cpp).
+void report_calls(const Config& cfg);
+
+/// The setting in force: the last mmaemu_shim_set()'s, else env_config()
+/// (shim_switch.cpp).
+const Config& current_config();
+
+}  // namespace mmaemu_shim

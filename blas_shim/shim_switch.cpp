@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Runtime control of the BLAS shim (mmaemu_shim_set / mmaemu_shim_get): the
+// in-process switch behind Python's `with mmaemu.emulate(...)`.
+//
+// A switch publishes a pointer to an immutable setting with one atomic
+// store; a BLAS call loads it once when it enters the shim (shim.cpp,
+// config()), so calls on other threads never see half a setting and a call
+// runs entirely under the setting it started with. Settings are kept for
+// the life of the process, one per distinct (model, policy) ever set, so a
+// call still running on an old one never reads freed memory.
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "api/api_error.h"
+#include "shim_config.h"
+
+namespace {
+
+using mmaemu_shim::Config;
+
+std::mutex g_switch;  // serialises mmaemu_shim_set
+std::atomic<const Config*> g_current{nullptr};
+std::map<std::pair<std::string, std::string>, std::unique_ptr<Config>> g_settings;  // under g_switch
+
+}  // namespace
+
+const Config& mmaemu_shim::current_config() {
+  const Config* c = g_current.load(std::memory_order_acquire);
+  return c ? *c : env_config();
+}
+
+extern "C" MMAEMU_API int mmaemu_shim_set(const char* model, const char* policy) {
+  const Config& env = mmaemu_shim::env_config();
+  const std::string name = model ? model : "", pol = policy ? policy : "";
+  std::lock_guard<std::mutex> lock(g_switch);
+  std::unique_ptr<Config>& slot = g_settings[{name, pol}];
+  if (!slot) {
+    auto cfg = std::make_unique<Config>();
+    cfg->verbose = env.verbose;
+    cfg->emulate_dgemm = env.emulate_dgemm;
+    mmaemu_gemm_options_init(&cfg->options);
+    cfg->options.accumulate = env.options.accumulate;
+    cfg->schedule = env.schedule;
+    cfg->options.schedule = cfg->schedule.empty() ? nullptr : cfg->schedule.c_str();
+    if (std::string error = mmaemu_shim::select(*cfg, name, pol, "model", "input"); !error.empty()) {
+      mmaemu_model_free(cfg->model);
+      g_settings.erase({name, pol});
+      return mmaemu::api::fail(cfg->model ? MMAEMU_ERR_ARGUMENT : MMAEMU_ERR_UNKNOWN_MODEL,
+                               "mmaemu_shim_set: " + error);
+    }
+    slot = std::move(cfg);
+  }
+  const Config& old = mmaemu_shim::current_config();
+  if (env.verbose && &old != slot.get()) {
+    mmaemu_shim::report_calls(old);
+    std::fprintf(stderr, "libmmaemu: switched to %s\n", mmaemu_shim::describe(*slot).c_str());
+  }
+  g_current.store(slot.get(), std::memory_order_release);
+  mmaemu::api::clear_error();
+  return MMAEMU_OK;
+}
+
+extern "C" MMAEMU_API int mmaemu_shim_get(const char** model, const char** policy) {
+  if (!model || !policy) return mmaemu::api::fail(MMAEMU_ERR_ARGUMENT, "mmaemu_shim_get: null argument");
+  const Config& cfg = mmaemu_shim::current_config();
+  *model = cfg.model_name.c_str();
+  *policy = cfg.policy.c_str();
+  return MMAEMU_OK;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// probe() and compare(): the `mmaemu probe` and `mmaemu compare` commands
+// as Python values. They are analyses of the models, not GEMMs, and live in
+// the internal libraries mmaemu_probe and mmaemu_experiments (linked into
+// this module as into the CLI), so the Python results are the CLI's.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "experiments/compare.h"
+#include "experiments/matrix.h"
+#include "models/model.h"
+#include "probe/probe.h"
+
+namespace mmaemu_py {
+namespace {
+
+using namespace mmaemu;
+
+mmaemu::Model registry_lookup(const std::string& name) {
+  lookup(name);  // the C API's error for a bad name
+  return lookup_model(name);
+}
+
+Fmt fmt_arg(const std::string& name) { return static_cast<Fmt>(format_arg(name)); }
+
+// Feature values: bool, int, or the names the CLI prints ("none": no floor,
+// no cut-off); None when the tests cannot tell (n/a).
+py::object value(bool b) { return py::bool_(b); }
+py::object value(int v) { return py::int_(v); }
+template <typename E>
+py::object value(E e) { return py::str(probe::name(e)); }
+
+struct Report {
+  py::dict features, notes;
+  template <typename T, typename F>
+  void add(const char* key, const probe::Det<T>& d, F&& show) {
+    features[key] = d.known ? show(d.value) : py::object(py::none());
+    notes[key] = d.note;
+  }
+  template <typename T>
+  void add(const char* key, const probe::Det<T>& d) {
+    add(key, d, [](const T& v) { return value(v); });
+  }
+};
+
+py::dict probe_dict(const std::string& model_name, const std::string& input, const py::object& output,
+                    const py::object& instr) {
+  const mmaemu::Model m = registry_lookup(model_name);
+  const Fmt in = fmt_arg(input);
+  const Fmt out = output.is_none() ? (in == Fmt::fp32 || in == Fmt::fp64 ? in : Fmt::fp32)
+                                   : fmt_arg(output.cast<std::string>());
+  const ModelRow* row = instr.is_none() ? m.find(in, out) : m.find_instr(instr.cast<std::string>(), in, out);
+  if (!row) {  // the C API's message for a missing unit
+    int mm, nn, kk;
+    check(mmaemu_tile_shape(lookup(model_name).get(), static_cast<mmaemu_format>(in),
+                            static_cast<mmaemu_format>(out), &mm, &nn, &kk));
+    throw py::value_error(m.name + " has no instruction '" + (instr.is_none() ? "" : instr.cast<std::string>()) +
+                          "' for " + info(in).name + " -> " + info(out).name);
+  }
+  probe::Features f;
+  {
+    py::gil_scoped_release release;
+    f = probe::detect(probe::black_box(*row));
+  }
+  Report r;
+  r.add("nan", f.nan, [](uint64_t b) { return py::int_(b); });
+  r.add("inf_operand", f.inf_operand);
+  r.add("inf_minus_inf_nan", f.inf_minus_inf_nan);
+  r.add("zero_times_inf_nan", f.zero_times_inf_nan);
+  r.add("overflow_inf", f.overflow_inf);
+  r.add("product_overflow", f.product_overflow);
+  r.add("in_subnormals", f.in_subnormals);
+  r.add("out_subnormals", f.out_subnormals);
+  r.add("flush_sign", f.flush_sign);
+  r.add("reads_c", f.reads_c);
+  r.add("accumulation", f.accum);
+  r.add("block", f.block);
+  r.add("grouping", f.grouping);
+  r.add("pair_group", f.pair_group);
+  r.add("inputs_as_fp16", f.inputs_as_fp16);
+  r.add("frac_bits", f.frac_bits);
+  r.add("alignment", f.alignment);
+  r.add("exact_normalisation", f.exact_normalisation);
+  r.add("product", f.product);
+  r.add("out_frac_bits", f.out_frac_bits);
+  r.add("final_round", f.final_round);
+  r.add("align_floor", f.align_floor,
+        [](int e) { return e == kNoFloor ? py::object(py::str("none")) : py::object(py::int_(e)); });
+  r.add("zero_c", f.zero_c, [](const probe::ZeroC& z) {
+    return z.term ? py::object(py::int_(z.exp)) : py::object(py::str("ignored"));
+  });
+  r.add("c_entry", f.c_entry);
+  r.add("late_rd", f.late_rd);
+  r.add("late_round", f.late_round);
+  r.add("late_c_cutoff", f.late_c_cutoff,
+        [](int c) { return c < 0 ? py::object(py::str("none")) : py::object(py::int_(c)); });
+  r.add("late_exact_zero_c", f.late_exact_zero_c);
+  std::ostringstream text;
+  probe::print(text, f, m.name + " " + row->instr);
+  py::dict d;
+  d["model"] = m.name;
+  d["instruction"] = row->instr;
+  d["input"] = info(f.in).name;
+  d["output"] = info(f.out).name;
+  d["k"] = f.k;
+  d["calls"] = f.calls;
+  d["features"] = r.features;
+  d["notes"] = r.notes;
+  d["anomalies"] = f.anomalies;
+  d["report"] = text.str();
+  return d;
+}
+
+experiments::Matrix matrix_arg(const py::array& x, const char* arg) {
+  if (x.dtype().kind() != 'f') throw py::type_error(std::string(arg) + " must be a float array (compare reads binary64 values)");
+  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(x);
+  if (a.ndim() != 2) throw py::value_error(std::string(arg) + " must be a 2-D array");
+  experiments::Matrix m(static_cast<std::size_t>(a.shape(0)), static_cast<std::size_t>(a.shape(1)));
+  std::copy(a.data(), a.data() + a.size(), m.v.begin());
+  return m;
+}
+
+py::list compare_list(const py::array& a_in, const py::array& b_in, const py::object& models, const std::string& input,
+                      const py::object& output, int threads) {
+  const experiments::Matrix A = matrix_arg(a_in, "a"), B = matrix_arg(b_in, "b");
+  if (A.cols != B.rows) throw py::value_error("a and b: inner dimensions differ");
+  std::vector<mmaemu::Model> list;
+  if (models.is_none())
+    for (std::size_t i = 0; i < mmaemu_model_count(); ++i) list.push_back(registry_lookup(mmaemu_model_list(i)));
+  else
+    for (const py::handle& h : models) list.push_back(registry_lookup(model_arg(h).spec));
+  const Fmt in = fmt_arg(input);
+  const Fmt out = output.is_none() ? (in == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32) : fmt_arg(output.cast<std::string>());
+  std::vector<experiments::CompareResult> res;
+  {
+    py::gil_scoped_release release;
+    res = experiments::run_compare(A, B, list, in, out, threads);
+  }
+  py::list rows;
+  for (const auto& r : res) {
+    py::dict d;
+    d["model"] = r.model;
+    d["instruction"] = r.instr;
+    d["skipped"] = r.skipped;
+    d["reason"] = r.reason;
+    d["normwise"] = r.normwise;
+    d["componentwise"] = r.componentwise;
+    d["unit_only"] = r.unit_normwise;
+    d["seconds"] = r.seconds;
+    rows.append(d);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void bind_analysis(py::module_& m) {
+  m.def("probe", &probe_dict, py::arg("model"), py::arg("input"), py::arg("output") = py::none(),
+        py::arg("instr") = py::none(), "See mmaemu.probe.");
+  m.def("compare", &compare_list, py::arg("a"), py::arg("b"), py::arg("models") = py::none(), py::kw_only(),
+        py::arg("input") = "fp16", py::arg("output") = py::none(), py::arg("threads") = 0, "See mmaemu.compare.");
+}
+
+}  // namespace mmaemu_py

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Shared pieces of the Python module (_mmaemu): C API status -> Python
+// exception, model handles, format names and numpy array checks.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "mmaemu/mmaemu.h"
+
+namespace mmaemu_py {
+
+namespace py = pybind11;
+
+/// Raises the Python exception of a failed C API call, with its message.
+[[noreturn]] void raise_status(int status, const std::string& what = "");
+/// Raises if `status` is not MMAEMU_OK.
+inline void check(int status, const std::string& what = "") {
+  if (status != MMAEMU_OK) raise_status(status, what);
+}
+
+/// An owned C API model handle, and the name it was looked up with.
+struct ModelHandle {
+  std::shared_ptr<mmaemu_model> handle;
+  std::string spec;  // as the user named it ("sm_90", "custom:...", "B200@mma.sync")
+  const mmaemu_model* get() const { return handle.get(); }
+};
+ModelHandle lookup(const std::string& name);
+/// A model given as a name or as an mmaemu.Model.
+ModelHandle model_arg(const py::handle& model);
+
+/// Format by name (C API parser: aliases, the list of names on error).
+mmaemu_format format_arg(const std::string& name);
+const char* format_name(mmaemu_format f);
+/// The numpy dtype that stores format f: float64, float32, uint16 or uint8.
+py::dtype storage_dtype(mmaemu_format f);
+
+/// The storage format of array x: the one `named` (a str, or None), else
+/// fp64, fp32 or fp16 for numpy's float types; codes (uint8, uint16) must be
+/// named (the message says with which keyword, `format_arg_name`).
+mmaemu_format operand_format(const py::array& x, const py::object& named, const char* arg,
+                             const char* format_arg_name);
+/// x viewed as f's storage type (float16 arrays are fp16 codes); checks the dtype.
+py::array as_storage(const py::array& x, mmaemu_format f, const char* arg);
+/// "rne", "rz", "rd", "ru", "rna".
+mmaemu_rounding rounding_arg(const std::string& name);
+
+/// Checks that `a` has dtype `want` (message names the argument and the
+/// format it should hold).
+void check_dtype(const py::array& a, const py::dtype& want, const char* arg, const std::string& why);
+
+void bind_models(py::module_& m);
+void bind_formats(py::module_& m);
+void bind_gemm(py::module_& m);
+void bind_analysis(py::module_& m);
+
+}  // namespace mmaemu_py
