@@ -18,6 +18,13 @@ CLI = os.environ.get("MMAEMU_CLI", "mmaemu")
 ROUNDINGS = ["rne", "rz", "rd", "ru", "rna"]
 
 
+class GemmOptions(ctypes.Structure):
+    """mmaemu_gemm_options (include/mmaemu/mmaemu.h), field for field."""
+    _fields_ = [(name, ctypes.c_int) for name in (
+        "a_storage", "b_storage", "c_storage", "input", "output", "input_rounding", "saturate", "accumulate",
+        "threads")] + [("schedule", ctypes.c_char_p)]
+
+
 class CApi:
     """The C API of libmmaemu.so, called directly."""
 
@@ -43,13 +50,13 @@ class CApi:
         return h
 
     def gemm(self, model, options, a, b, c, alpha, beta, trans_a=False):
-        """Row-major gemm; options: the 9 ints of mmaemu_gemm_options."""
-        opt = (ctypes.c_int * 9)(*options)
+        """Row-major gemm; options: the 9 ints of mmaemu_gemm_options (schedule: chain)."""
+        opt = GemmOptions(*options)
         m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
         n = b.shape[1]
         h = self.model(model)
         try:
-            self.check(self.lib.mmaemu_gemm(h, opt, 101, 112 if trans_a else 111, 111, m, n, k, alpha,
+            self.check(self.lib.mmaemu_gemm(h, ctypes.byref(opt), 101, 112 if trans_a else 111, 111, m, n, k, alpha,
                                             a.ctypes.data, a.shape[1], b.ctypes.data, n, beta, c.ctypes.data, n))
         finally:
             self.lib.mmaemu_model_free(h)

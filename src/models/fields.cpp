@@ -481,7 +481,8 @@ std::string read_params(const ModelRow& row) {
     const std::string_view key = f.key;
     if (!f.parse || !reads(f, row) || key == "in" || key == "out" || key == "m" || key == "n" || key == "k")
       continue;
-    s += (s.empty() ? "" : " ") + std::string(key) + "=" + f.print(row);
+    if (!s.empty()) s += ' ';
+    s.append(key).append("=").append(f.print(row));
   }
   return s;
 }
