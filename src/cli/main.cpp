@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "driver/kernels.h"
 #include "cli/probe_cmd.h"
-#include "driver/simd.h"
 #include "experiments/commands.h"
 #include "models/fields.h"
+#include "kernels/plan.h"
+#include "kernels/simd.h"
 #include "models/model.h"
 #include "validate/validate.h"
 

@@ -4,20 +4,21 @@
 #include <algorithm>
 #include <vector>
 
-#include "driver/fp_env.h"
 #include "driver/gemm.h"
-#include "driver/kernels.h"
+#include "kernels/fp_env.h"
+#include "kernels/plan.h"
+#include "models/row_facts.h"
 #include "ref/reference.h"
 
 namespace mmaemu::driver {
 
 uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
-  const fast::StepFn kernel = fast::step_kernel(row);
-  FpEnvGuard env;
+  const fast::StepFn kernel = fast::plan(row).step;
+  fast::FpEnvGuard env;
   if (!kernel || fast::operand_kind(row) == fast::Operand::real64) return ref::dot(row, k, a, b, c);
   // As ref::dot: wgmma with scale-d = 0 does not read C.
   uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
-  const std::size_t step = ref::step_k(row);
+  const std::size_t step = step_k(row);
   thread_local std::vector<int32_t> sa, ea, sb, eb;  // (no allocation per call)
   for (auto* v : {&sa, &ea, &sb, &eb}) v->resize(std::max(step, v->size()));
   for (std::size_t i = 0; i < k; i += step) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "formats/container.h"
 #include "models/model.h"
 
 namespace mmaemu::driver {
@@ -43,9 +44,8 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
 /// Number of threads a call with `requested` (0 = default) uses.
 int thread_count(int requested);
 
-/// Reads element i of an array of format f (storage type of f).
-uint64_t load(Fmt f, const void* base, std::ptrdiff_t i);
-/// Writes element i.
-void store(Fmt f, void* base, std::ptrdiff_t i, uint64_t bits);
+/// Element access by container (formats/container.h), as driver::load/store.
+using mmaemu::load;
+using mmaemu::store;
 
 }  // namespace mmaemu::driver

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/fp_env.h"
+#include "kernels/fp_env.h"
 #include "driver/schedule_parts.h"
 
 namespace mmaemu::driver {
@@ -38,7 +38,7 @@ void scaled_fp8_gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::si
       unit_piece(spec, blk, {k0, std::min(layout.block_k, k - k0)}, A, B, Fmt::fp32, piece.data());
 #pragma omp parallel for num_threads(threads) schedule(static)
       for (std::size_t i = 0; i < m; ++i) {
-        FpEnvGuard env;  // binary32 RNE
+        fast::FpEnvGuard env;  // binary32 RNE
         const float a_scale = sa[i * kb + q];
         for (std::size_t w = 0; w < blk.nc; ++w) {
           const float s = a_scale * sb[q * nbk + (j0 + w) / layout.block_n];
@@ -55,7 +55,7 @@ void quantize_fp8_blocks(Fmt f, std::size_t rows, std::size_t cols, const float*
                          float* scales) {
   if (f != Fmt::e4m3 && f != Fmt::e5m2) throw std::invalid_argument("fp8 quantisation: the format must be e4m3 or e5m2");
   if (block_rows == 0 || block_cols == 0) throw std::invalid_argument("fp8 quantisation: zero block size");
-  FpEnvGuard env;
+  fast::FpEnvGuard env;
   const float fmax = std::bit_cast<float>(static_cast<uint32_t>(to_fp32_bits(f, max_finite_bits(f, false))));
   const std::size_t bcols = (cols + block_cols - 1) / block_cols;
   auto x_at = [&](std::size_t i, std::size_t j) { return X[static_cast<std::ptrdiff_t>(i) * ldx + static_cast<std::ptrdiff_t>(j)]; };

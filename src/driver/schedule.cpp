@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "driver/fp_env.h"
 #include "driver/schedule_parts.h"
+#include "formats/fast_convert.h"
+#include "kernels/fp_env.h"
 #include "ref/reference.h"
-#include "ref/wide_accumulator.h"
 
 namespace mmaemu::driver {
 namespace {
@@ -41,21 +41,6 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
   for (std::size_t next; (next = s.find(sep, at)) != std::string::npos; at = next + 1) parts.push_back(s.substr(at, next - at));
   parts.push_back(s.substr(at));
   return parts;
-}
-
-// beta * x (x of format f), rounded once to `to` with RNE: the exact
-// product on the wide accumulator.
-uint64_t scaled_once(double beta, Fmt f, uint64_t x, Fmt to) {
-  const Unpacked u = decode(f, x), v = decode(Fmt::fp64, std::bit_cast<uint64_t>(beta));
-  if (u.cls == Class::nan || v.cls == Class::nan || (u.cls == Class::inf && v.cls == Class::zero) ||
-      (u.cls == Class::zero && v.cls == Class::inf))
-    return default_nan(to);
-  const bool neg = u.neg != v.neg;
-  if (u.cls == Class::inf || v.cls == Class::inf) return convert(Fmt::fp64, to, neg ? 0xFFF0000000000000ull : 0x7FF0000000000000ull, Round::rne);
-  if (u.cls == Class::zero || v.cls == Class::zero) return zero_bits(to, neg);
-  ref::WideAccumulator acc;
-  acc.add(neg, static_cast<unsigned __int128>(u.sig) * v.sig, u.exp + v.exp);
-  return acc.round(to, Round::rne, Overflow::ieee);
 }
 
 // Operand X seen from element (r, c) of op(X) on.
@@ -254,7 +239,7 @@ template <typename T>
 void add_into(const Block& b, T* dst, const T* src) {
 #pragma omp parallel for num_threads(b.threads) schedule(static)
   for (std::size_t i = 0; i < b.m; ++i) {
-    FpEnvGuard env;  // binary32/64 RNE, no flush to zero
+    fast::FpEnvGuard env;  // binary32/64 RNE, no flush to zero
     T* __restrict d = dst + i * b.nc;
     const T* __restrict x = src + i * b.nc;
     for (std::size_t w = 0; w < b.nc; ++w) d[w] += x[w];
@@ -269,7 +254,7 @@ void init_main(const Epilogue& e, const Block& b, T* main) {
 #pragma omp parallel for num_threads(b.threads) schedule(static)
   for (std::size_t i = 0; i < b.m; ++i)
     for (std::size_t w = 0; w < b.nc; ++w)
-      main[i * b.nc + w] = std::bit_cast<T>(static_cast<U>(scaled_once(e.beta, e.c_storage, load(e.c_storage, e.C, c_at(b, e.ldc, i, w)), F)));
+      main[i * b.nc + w] = std::bit_cast<T>(static_cast<U>(scale_round(e.beta, e.c_storage, load(e.c_storage, e.C, c_at(b, e.ldc, i, w)), F)));
 }
 
 // The driver's epilogue on the main accumulator x (format F):
@@ -290,7 +275,7 @@ void store_main(const Epilogue& e, const Block& b, const T* main) {
   const bool use_c = e.beta != 0.0 && !e.into_c;
 #pragma omp parallel for num_threads(b.threads) schedule(static)
   for (std::size_t i = 0; i < b.m; ++i) {
-    FpEnvGuard env;
+    fast::FpEnvGuard env;
     const bool same = e.c_storage == F;  // C in the main format: no conversions
     U* crow = same ? static_cast<U*>(e.C) + c_at(b, e.ldc, i, 0) : nullptr;
     for (std::size_t w = 0; w < b.nc; ++w) {

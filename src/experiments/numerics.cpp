@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "driver/gemm.h"
-#include "ref/wide_accumulator.h"
+#include "formats/wide_accumulator.h"
 
 namespace mmaemu::experiments {
 
@@ -25,7 +25,7 @@ Matrix exact_product(const Matrix& A, const Matrix& B, int threads) {
     const std::size_t i = static_cast<std::size_t>(e) / n, j = static_cast<std::size_t>(e) % n;
     const double* a = &A.v[i * k];
     const double* b = &bt[j * k];
-    ref::WideAccumulator acc;
+    WideAccumulator acc;
     bool special = false;
     for (std::size_t l = 0; l < k && !special; ++l) {
       // Each binary64 operand as sig * 2^exp (sig < 2^53); the product is

@@ -9,7 +9,8 @@
 #include <climits>
 #include <vector>
 
-#include "ref/wide_accumulator.h"
+#include "formats/wide_accumulator.h"
+#include "models/row_facts.h"
 
 namespace mmaemu::ref {
 namespace {
@@ -38,19 +39,6 @@ bool is_subnormal(Fmt f, const Unpacked& u) {
   return u.cls == Class::finite && u.sig < (1ull << info(f).man_bits);
 }
 
-uint64_t nan_of(const ModelRow& row, Fmt f) {
-  switch (f) {
-    case Fmt::fp32: return row.nan32;
-    case Fmt::fp16: return row.nan16;
-    case Fmt::fp64: {  // the vendor's fp32 pattern, widened: sign, all-ones or quiet
-      const bool all_ones = (row.nan32 & 0x7FFFFFu) == 0x7FFFFFu;
-      return (static_cast<uint64_t>(row.nan32 >> 31) << 63) | 0x7FF0000000000000ull |
-             (all_ones ? 0xFFFFFFFFFFFFFull : 1ull << 51);
-    }
-    default: return default_nan(f);
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Special values (spec §2.10): decided over one step before any arithmetic.
 //   any NaN input, 0 * Inf, or +Inf and -Inf together -> NaN (NaN first);
@@ -74,7 +62,7 @@ Special specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
       else note_inf(x.neg != y.neg);
     }
   }
-  if (nan || (pos && neg)) return {true, nan_of(row, row.out)};
+  if (nan || (pos && neg)) return {true, nan_result(row)};
   if (pos || neg) return {true, inf_bits(row.out, neg)};
   return {};
 }
@@ -111,7 +99,7 @@ Special product_overflow(const ModelRow& row, const std::vector<Product>& ps) {
   bool pos = false, neg = false;
   for (const Product& p : ps)
     if (lead_exp(p.t) >= 128) (p.t.neg ? neg : pos) = true;
-  if (pos && neg) return {true, nan_of(row, row.out)};
+  if (pos && neg) return {true, nan_result(row)};
   if (pos || neg) return {true, inf_bits(row.out, neg)};
   return {};
 }
@@ -197,7 +185,7 @@ uint64_t round_partial(const ModelRow& row, int64_t S, int lsb_exp, Round r) {
 // or does at zero_c_exp when zero_c_is_term).
 uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64_t c) {
   const Unpacked cu = decode(row.out, c);
-  if (cu.cls == Class::nan) return nan_of(row, row.out);
+  if (cu.cls == Class::nan) return nan_result(row);
   if (cu.cls == Class::inf) return c;
   std::vector<Term> ts = prods;
   std::optional<int> zero_c;
@@ -286,8 +274,8 @@ std::vector<Term> terms_where(const std::vector<Product>& ps, bool (*keep)(std::
 // Exact two-operand addition in the output format (the late c of §2.12).
 uint64_t add_round(const ModelRow& row, uint64_t x, uint64_t y, Round r) {
   const Unpacked u = decode(row.out, x), v = decode(row.out, y);
-  if (u.cls == Class::nan || v.cls == Class::nan) return nan_of(row, row.out);
-  if (u.cls == Class::inf && v.cls == Class::inf && u.neg != v.neg) return nan_of(row, row.out);
+  if (u.cls == Class::nan || v.cls == Class::nan) return nan_result(row);
+  if (u.cls == Class::inf && v.cls == Class::inf && u.neg != v.neg) return nan_result(row);
   if (u.cls == Class::inf) return x;
   if (v.cls == Class::inf) return y;
   WideAccumulator acc;
@@ -446,7 +434,7 @@ uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, co
   uint64_t t = op.flush(op.add(p[0], p[1]), true);
   if (g == 4) t = op.flush(op.add(t, op.flush(op.add(p[2], p[3]), true)), true);
   uint64_t d = op.flush(op.add(c, t), true);
-  return is_nan(row.out, d) ? nan_of(row, row.out) : d;
+  return is_nan(row.out, d) ? nan_result(row) : d;
 }
 
 // fp32 / fp64 inputs (spec §2.11): d = fma(a_i, b_i, d), i = 1..k, IEEE.
@@ -455,22 +443,10 @@ uint64_t fma_step(const ModelRow& row, std::size_t k, const uint64_t* a, const u
   const Ieee op{row, row.out};
   uint64_t d = c;
   for (std::size_t i = 0; i < k; ++i) d = op.fma(row.in, a[i], b[i], d);
-  return is_nan(row.out, d) ? nan_of(row, row.out) : d;
+  return is_nan(row.out, d) ? nan_result(row) : d;
 }
 
 }  // namespace
-
-uint64_t nan_result(const ModelRow& row) { return nan_of(row, row.out); }
-
-std::size_t step_k(const ModelRow& row) {
-  switch (row.accum) {
-    case Accumulation::fma_chain: return static_cast<std::size_t>(row.k);
-    case Accumulation::pairwise: return static_cast<std::size_t>(row.pair_group);
-    default: break;
-  }
-  return static_cast<std::size_t>(row.grouping == Grouping::pair_interleave ? 2 * row.block
-                                                                             : row.block);
-}
 
 uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
               uint64_t c) {

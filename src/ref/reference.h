@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "models/model.h"
+#include "models/row_facts.h"
 
 namespace mmaemu::ref {
 
@@ -24,11 +25,10 @@ uint64_t dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64
 uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
               uint64_t c);
 
-/// Number of k elements consumed by one step of the chain.
-std::size_t step_k(const ModelRow& row);
-
-/// The NaN a row produces in its output format (vendor convention).
-uint64_t nan_result(const ModelRow& row);
+/// Row facts (models/row_facts.h), also reachable as ref::step_k and
+/// ref::nan_result.
+using mmaemu::nan_result;
+using mmaemu::step_k;
 
 /// One instruction: D (m x n) = A (m x k) * B (k x n) + C with the row's
 /// shape, all row-major and contiguous, as bit patterns.

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Bit identity of the fast engine with the reference engine, for every
-// registry row: step kernels on random bit patterns, and whole GEMMs with
-// random shapes, transposes, strides, both accumulation semantics and 1 or
-// more threads. MMAEMU_DIFF_SCALE multiplies the counts (the "full" label
-// runs with 100); MMAEMU_TEST_SEED changes the seed.
+// Bit identity of the GEMM driver with the reference engine, for every
+// registry row: whole GEMMs with random shapes, transposes, strides, both
+// accumulation semantics and 1 or more threads, on every SIMD target, and
+// the kernels' edge cases through the driver (special-value fallback,
+// hand-backs). The step kernels alone: tests/kernels. MMAEMU_DIFF_SCALE
+// multiplies the counts (the "full" label runs with 100); MMAEMU_TEST_SEED
+// changes the seed (tests/common/engine_rows.h).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -13,145 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "driver/fast_round.h"
+#include "common/engine_rows.h"
 #include "driver/gemm.h"
-#include "driver/kernels.h"
-#include "driver/simd.h"
 #include "hwy/targets.h"
+#include "kernels/plan.h"
+#include "kernels/simd.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
-
-namespace {
-
-uint64_t env_u64(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
-const uint64_t kSeed = env_u64("MMAEMU_TEST_SEED", 20261130);
-const uint64_t kScale = env_u64("MMAEMU_DIFF_SCALE", 1);
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-// Random bit patterns of a format: every exponent (subnormals, zero, the
-// top binade), both signs, a few Inf/NaN; with `narrow`, exponents within a
-// few binades of each other so that sums cancel and carries ripple.
-struct Gen {
-  std::mt19937_64 rng;
-  explicit Gen(uint64_t seed) : rng(seed) {}
-  uint64_t bits(Fmt f, bool narrow, int centre) {
-    const FormatInfo& fi = info(f);
-    const uint64_t r = rng();
-    const int kind = static_cast<int>(r % 100);
-    const uint64_t sign = (r >> 8) & 1;
-    const uint64_t frac = (rng() & ((1ull << fi.man_bits) - 1)) << fi.frac_shift;
-    const int max_e = (1 << fi.exp_bits) - 1;
-    uint64_t e;
-    if (kind < 2) return rng() & ((fi.width == 64) ? ~0ull : (1ull << fi.width) - 1);  // anything
-    if (kind < 7) e = 0;                                                               // zero/subnormal
-    else if (narrow) e = static_cast<uint64_t>(std::clamp(centre + static_cast<int>(rng() % 5) - 2, 1, max_e - 1));
-    else e = 1 + rng() % static_cast<uint64_t>(max_e - 1);
-    if (kind < 5 && e == 0) return (sign << (fi.width - 1));  // signed zero
-    return (sign << (fi.width - 1)) | (e << (fi.man_bits + fi.frac_shift)) | frac;
-  }
-};
-
-std::vector<std::pair<std::string, ModelRow>> all_rows() {
-  std::vector<std::pair<std::string, ModelRow>> v;
-  for (const Gpu& g : gpus()) {
-    const Model m = *gpu_model(g.name);
-    for (const ModelRow& r : m.rows) v.push_back({std::string(g.name) + " " + r.instr, r});
-  }
-  // Variants the registry does not hold.
-  for (const char* spec : {"custom:base=MI300X,late_rd=single_stage", "custom:base=H100,round=rd",
-                           "custom:base=A100,round=ru,floor=none", "custom:base=MI250,flush_sign=keep",
-                           "custom:base=V100,zero_c=-126,in_sub=0,out_sub=0,product=normalised"})
-  {
-    const Model m = lookup_model(spec);
-    for (const ModelRow& r : m.rows) v.push_back({std::string(spec) + " " + r.instr, r});
-  }
-  return v;
-}
-
-}  // namespace
-
-TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision") {
-  std::mt19937_64 rng(kSeed);
-  std::size_t n = 0;
-  for (int t = 0; t < 200000 * static_cast<int>(kScale); ++t) {
-    const bool neg = rng() & 1;
-    uint64_t mag = rng() >> (rng() % 64);
-    if (!mag) mag = 1;
-    const int exp = static_cast<int>(rng() % 400) - 260;
-    const Round r = static_cast<Round>(rng() % 5);
-    const int p32 = rng() % 2 ? 23 : 13, p16 = rng() % 2 ? 10 : 5;
-    const uint64_t want32 = round_pack(Fmt::fp32, neg, mag, exp, false, r, Overflow::inf, p32);
-    const uint64_t want16 = round_pack(Fmt::fp16, neg, mag, exp, false, r, Overflow::inf, p16);
-    const uint32_t got32 = fast::round_fp32(neg, mag, exp, r, p32);
-    const uint32_t got16 = fast::round_fp16(neg, mag, exp, r, p16);
-    if (got32 != want32 || got16 != want16) {
-      INFO("seed " << kSeed << " mag " << hex(mag) << " exp " << exp << " mode " << int(r));
-      CHECK(hex(got32) == hex(want32));
-      CHECK(hex(got16) == hex(want16));
-      break;
-    }
-    n += 2;
-  }
-  // (NaN payloads may differ: the kernels only classify c as NaN.)
-  for (uint32_t h = 0; h < 65536; ++h, ++n)
-    if (!is_nan(Fmt::fp16, h)) REQUIRE(fast::fp16_to_fp32(h) == to_fp32_bits(Fmt::fp16, h));
-  MESSAGE(n << " roundings compared");
-}
-
-TEST_CASE("fast step kernels equal ref::step for every row") {
-  std::size_t total = 0;
-  for (const auto& [name, row] : all_rows()) {
-    const fast::StepFn kernel = fast::step_kernel(row);
-    if (!kernel) continue;  // reported by `mmaemu models`; the driver uses ref::step
-    Gen g(kSeed ^ std::hash<std::string>{}(name));
-    const std::size_t step = ref::step_k(row);
-    std::vector<uint64_t> a(step), b(step);
-    std::vector<int32_t> sa(step), ea(step), sb(step), eb(step);
-    std::size_t mism = 0, ran = 0;
-    const std::size_t trials = 100000 * kScale;
-    for (std::size_t t = 0; t < trials; ++t) {
-      const bool narrow = t % 2;
-      const int centre_a = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
-      const int centre_b = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
-      const std::size_t len = 1 + g.rng() % step;
-      bool special = false;
-      for (std::size_t l = 0; l < len; ++l) {
-        a[l] = g.bits(row.in, narrow, centre_a);
-        b[l] = g.bits(row.in, narrow, centre_b);
-        special |= !fast::pack_element(row, a[l], sa[l], ea[l]);
-        special |= !fast::pack_element(row, b[l], sb[l], eb[l]);
-      }
-      if (special) continue;  // the driver routes such steps to ref::step
-      // c: from the products' neighbourhood or anywhere in the output range.
-      const uint64_t c = g.bits(row.out, narrow, centre_a + centre_b - info(row.in).bias +
-                                                   info(row.out).bias - (t % 3 == 0 ? 20 : 0));
-      const uint64_t want = ref::step(row, len, a.data(), b.data(), c);
-      const uint32_t got = kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(),
-                                  static_cast<uint32_t>(c));
-      ++ran;
-      if (got != want && ++mism <= 3) {
-        std::string in;
-        for (std::size_t l = 0; l < len; ++l) in.append(" ").append(hex(a[l])).append("*").append(hex(b[l]));
-        FAIL_CHECK("seed " << kSeed << " " << name << " " << std::string(info(row.in).name) << "->"
-                           << std::string(info(row.out).name) << " c " << hex(c) << " inputs" << in
-                           << ": ref " << hex(want) << " fast " << hex(got));
-      }
-    }
-    CHECK_MESSAGE(mism == 0, name << ": " << mism << " of " << ran << " steps differ");
-    CHECK(ran > trials / 2);
-    total += ran;
-  }
-  MESSAGE(total << " steps compared");
-}
+using namespace mmaemu::test;
 
 namespace {
 
@@ -223,8 +95,7 @@ TEST_CASE("GEMM driver equals ref::dot: shapes, transposes, strides, semantics, 
   std::size_t dots = 0;
   for (const auto& [name, row] : all_rows()) {
     dots += compare_gemms(name, row, 20000 * kScale, false);
-    fast::SimdParams sp;
-    if (fast::simd_params(row, sp)) dots += compare_gemms(name + " scalar", row, 5000 * kScale, true);
+    if (fast::plan(row).simd) dots += compare_gemms(name + " scalar", row, 5000 * kScale, true);
   }
   MESSAGE(dots << " dot products compared");
 }
@@ -235,8 +106,7 @@ TEST_CASE("SIMD kernel: every compiled and supported target") {
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
-      fast::SimdParams sp;
-      if (!fast::simd_params(row, sp)) continue;
+      if (!fast::plan(row).simd) continue;
       dots += compare_gemms(name + " " + std::string(hwy::TargetName(target)), row, 4000 * kScale, false);
     }
   }
@@ -327,7 +197,7 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
     hwy::SetSupportedTargetsForTest(target);
     const std::string tname = hwy::TargetName(target);
     for (const auto& [name, row] : all_rows()) {
-      if (!fast::chain_tiles(row) && !fast::exact_simd(row)) continue;
+      if (fast::plan(row).macro == fast::Macro::steps) continue;  // chain tiles, exact kernel
       const std::string id = name + " " + tname;
       Gen g(kSeed ^ (std::hash<std::string>{}(id) * 5));
       dots += compare_gemms(id, row, 2000 * kScale, false);
@@ -392,8 +262,8 @@ std::size_t on_every_target(fast::SimdKind kind, F&& f) {
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
-      fast::SimdParams sp;
-      if (fast::simd_params(row, sp) && sp.kind == kind) f(name + " " + hwy::TargetName(target), row);
+      const fast::KernelPlan plan = fast::plan(row);
+      if (plan.simd && plan.simd_params.kind == kind) f(name + " " + hwy::TargetName(target), row);
     }
   }
   hwy::SetSupportedTargetsForTest(0);

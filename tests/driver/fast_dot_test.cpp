@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "common/engine_rows.h"
 #include "driver/fast_dot.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
+using mmaemu::test::kSeed;
 
 TEST_CASE("fast_dot_batch equals ref::dot for every row") {
-  const char* seed_env = std::getenv("MMAEMU_TEST_SEED");
-  const uint64_t seed = seed_env && *seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261130;
+  const uint64_t seed = kSeed;
   std::size_t total = 0;
   for (const Gpu& g : gpus()) {
     const Model model = *gpu_model(g.name);

@@ -25,7 +25,8 @@
 #include <vector>
 
 #include "driver/gemm.h"
-#include "driver/kernels.h"
+#include "kernels/plan.h"
+#include "kernels/scalar.h"
 #include "formats/format.h"
 #include "models/model.h"
 #include "ref/reference.h"
@@ -113,7 +114,7 @@ TEST_CASE("late c meets a special half-sum by IEEE addition: reference step") {
 TEST_CASE("late c meets a special half-sum by IEEE addition: fast step kernel") {
   std::vector<uint64_t> a, b;
   for (const Unit& u : units()) {
-    const fast::StepFn kernel = fast::step_kernel(*u.row);
+    const fast::StepFn kernel = fast::plan(*u.row).step;
     REQUIRE_MESSAGE(static_cast<bool>(kernel), u.name << ": no fast kernel");
     for (const Vector& v : kVectors) {
       operands(u, v, a, b);

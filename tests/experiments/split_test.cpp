@@ -10,7 +10,7 @@
 #include "experiments/matrix.h"
 #include "experiments/multiword.h"
 #include "experiments/numerics.h"
-#include "ref/wide_accumulator.h"
+#include "formats/wide_accumulator.h"
 
 using namespace mmaemu;
 using namespace mmaemu::experiments;
@@ -19,7 +19,7 @@ namespace {
 
 // x - sum_j u^(j-1) w_j, exactly (Kulisch), rounded to binary64.
 double exact_residual(double x, const std::vector<FormatArray>& w, std::size_t i, int p, int t) {
-  ref::WideAccumulator acc;
+  WideAccumulator acc;
   auto add = [&](double v, bool negate) {
     if (v == 0) return;
     int e = 0;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The SIMD step kernels (Highway, dispatched at run time) and which rows
-// they serve. A kernel computes one step for kSimdLanes output columns whose
-// B operands are packed lane-interleaved: element l of lane j at l*16 + j.
+// The SIMD step kernels (Highway, dispatched at run time). A kernel computes
+// steps for kSimdLanes output columns whose B operands are packed
+// lane-interleaved: element l of lane j at l*16 + j. Which rows they serve
+// is plan()'s decision (kernels/plan.h); the contract is docs/kernels.md.
 #pragma once
 
 #include <cstdint>
 
-#include "driver/kernels.h"
+#include "kernels/scalar.h"
 #include "models/model.h"
 
 namespace mmaemu::fast {
@@ -37,25 +38,46 @@ struct SimdParams {
   int32_t cutoff;        // late: c dropped more than this many binades below (-1: never)
 };
 
-/// Parameters of the SIMD kernel for `row`, or false if the row has none
-/// (the driver then runs the scalar kernel).
-bool simd_params(const ModelRow& row, SimdParams& p);
+/// A run of steps: `steps` consecutive blocks of `step` elements, the last
+/// of `last_len` (the rest zero-padded in the panels).
+struct StepRun {
+  int steps, step, last_len;
+};
 
-/// `steps` consecutive blocks (of `step` elements, the last of `last_len`)
-/// of the aligned, c-early, fp32-result path for 16 lanes, none of whose
-/// inputs is NaN or Inf. av/af/ae: A's row at the first block's first k
-/// (value as float, integer significand as float, decomposition exponent);
-/// bv/bf/be: the same of B's lane-interleaved panel; acc: c in, d out (fp32
-/// bits; a NaN or Inf c is handled).
-void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                        const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
+/// A's row from the run's first k: element l at [l] (docs/kernels.md,
+/// "row panel"). val: the unit's value as float; sig: the integer
+/// significand as float; exp: the decomposition exponent (pack_element).
+/// Pairwise rows: exp flags flushed (subnormal) operands; sig unused.
+struct RowPanel {
+  const float* val;
+  const float* sig;
+  const int32_t* exp;
+};
 
-/// The CDNA3 late-c path (two-stage round-down, contiguous or odd/even groups), layout
-/// as simd_aligned_run16. Returns the number of blocks done: fewer than
-/// `steps` when a block's products may reach 2^128 (acc then holds the state
-/// before it, and the caller runs it on the scalar kernel).
-int simd_late_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                    const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc);
+/// B's 16 columns from the run's first k, lane-interleaved: element l of
+/// lane j at [l*16 + j] (docs/kernels.md, "lane panel"). Fields as RowPanel.
+struct LanePanel {
+  const float* val;
+  const float* sig;
+  const int32_t* exp;
+};
+
+/// The aligned, c-early, fp32-result path for 16 lanes over a run none of
+/// whose inputs is NaN or Inf. acc: c in, d out (fp32 bits; a NaN or Inf c
+/// is handled).
+void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
+
+/// The interleaved HMMA fp8 path, one instruction (run.steps = 1, step =
+/// the instruction's k, packed with its two groups contiguous): the two
+/// groups as aligned blocks from +0, then acc + t in fp32 with RNE (host
+/// arithmetic: the caller holds FpEnvGuard; NaN bits are the host's).
+void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc);
+
+/// The CDNA3 late-c path (two-stage round-down, contiguous or odd/even
+/// groups), layout as simd_aligned_run16. Returns the number of blocks done:
+/// fewer than run.steps when a block's products may reach 2^128 (acc then
+/// holds the state before it, and the caller runs it on the scalar kernel).
+int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// Register-blocked FMA chain tiles (BLIS-style micro-kernel): kChainMR
 /// rows x kChainNR columns (fp64: kChainNR64), over kc consecutive k:
@@ -75,9 +97,17 @@ void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std:
 /// `steps`, acc holds the state before the next block, `next` the kernel's
 /// result of that block, valid in the lanes not set in `bad` (bit j: lane j
 /// failed the exactness check: the caller computes it another way).
-int simd_exact_run16(int steps, int step, int last_len, const double* av, const double* alo, const double* ahi,
-                     const double* bv, const double* blo, const double* bhi, double* acc, double* next,
-                     uint32_t* bad);
+struct ExactRowPanel {  // A: val[l], lo[s], hi[s]
+  const double* val;
+  const double* lo;
+  const double* hi;
+};
+struct ExactLanePanel {  // B: val[l*16 + j], lo[s*16 + j], hi[s*16 + j]
+  const double* val;
+  const double* lo;
+  const double* hi;
+};
+int simd_exact_run16(StepRun run, ExactRowPanel a, ExactLanePanel b, double* acc, double* next, uint32_t* bad);
 
 /// The power-of-two bounds of one block's operands for simd_exact_run16,
 /// A side (is_a) or B side: lo_e = min, hi_e = max over the block's nonzero
@@ -90,8 +120,7 @@ void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, 
 /// CDNA2 pairwise steps for 16 lanes (layout as simd_aligned_run16); af/bf
 /// flag flushed (subnormal) operands, whose products are +0. IEEE
 /// arithmetic: NaN and Inf need no special care (NaN bits are the host's).
-void simd_pairwise_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
-                         const float* bv, const int32_t* bf, float* acc);
+void simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, float* acc);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();

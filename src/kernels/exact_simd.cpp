@@ -53,7 +53,7 @@
 // Blocks with NaN/Inf inputs never come here. An exact zero sum is +0 as in
 // the reference: (P + 0.0) + c is never -0 under RNE.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "driver/exact_simd.cpp"
+#define HWY_TARGET_INCLUDE "kernels/exact_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -62,7 +62,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "driver/simd.h"
+#include "kernels/simd.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -169,10 +169,9 @@ namespace fast {
 
 HWY_EXPORT(ExactRun16);
 
-int simd_exact_run16(int steps, int step, int last_len, const double* av, const double* alo, const double* ahi,
-                     const double* bv, const double* blo, const double* bhi, double* acc, double* next,
-                     uint32_t* bad) {
-  return HWY_DYNAMIC_DISPATCH(ExactRun16)(steps, step, last_len, av, alo, ahi, bv, blo, bhi, acc, next, bad);
+int simd_exact_run16(StepRun run, ExactRowPanel a, ExactLanePanel b, double* acc, double* next, uint32_t* bad) {
+  return HWY_DYNAMIC_DISPATCH(ExactRun16)(run.steps, run.step, run.last_len, a.val, a.lo, a.hi, b.val, b.lo, b.hi,
+                                          acc, next, bad);
 }
 
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi) {

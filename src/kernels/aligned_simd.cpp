@@ -34,16 +34,17 @@
 // is the conversion itself; RZ steps back one ulp where the conversion
 // rounded up in magnitude and maps |V| >= 2^128 to Inf (spec §2.9 step 5).
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "driver/aligned_simd.cpp"
+#define HWY_TARGET_INCLUDE "kernels/aligned_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#include "driver/simd.h"
-#include "driver/product_sum-inl.h"
+#include "kernels/simd.h"
+#include "kernels/product_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -319,82 +320,22 @@ namespace fast {
 
 HWY_EXPORT(AlignedRun16);
 
-void simd_aligned_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                        const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, b.val, b.sig, b.exp,
+                                     acc);
+}
+
+void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
+  const int half = step / 2;
+  HWY_ALIGN_MAX uint32_t t[kSimdLanes] = {};
+  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, b.val, b.sig, b.exp, t);
+  for (std::size_t q = 0; q < kSimdLanes; ++q)
+    acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
 }
 
 const char* simd_target_name() {
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   return targets.empty() ? "none" : hwy::TargetName(targets.front());  // best first
-}
-
-bool simd_params(const ModelRow& row, SimdParams& p) {
-  // The interleaved HMMA fp8 path (spec §2.12): the products at positions
-  // {0,1,4,5,...} and then {2,3,6,7,...} of one instruction are two chained
-  // aligned blocks from +0, and c enters after them by one RNE addition in
-  // fp32. The driver packs each instruction's k with the two groups
-  // contiguous and runs the aligned kernel on them.
-  if (row.grouping == Grouping::pair_interleave && row.c_entry == CEntry::late_rne &&
-      row.late_round == Round::rne && row.out == Fmt::fp32 && row.result_frac_bits() == 23 &&
-      row.out_subnormals && !row.zero_c_is_term) {
-    ModelRow sub = row;
-    sub.grouping = Grouping::contiguous;
-    sub.c_entry = CEntry::early;
-    if (!simd_params(sub, p) || p.kind != SimdKind::aligned) return false;
-    p.kind = SimdKind::interleaved;
-    return true;
-  }
-  p = SimdParams{};
-  p.pair_group = row.pair_group;
-  p.keep_sign = row.flush_sign == FlushSign::keep;
-  p.out_subnormals = row.out_subnormals;
-  if (operand_kind(row) == Operand::real && row.out == Fmt::fp32 && row.in != Fmt::fp64) {
-    // (FMA chains run on the register-blocked chain tiles, gemm.cpp.)
-    if (row.accum == Accumulation::pairwise && row.product == ProductForm::fp32_rne &&
-        (row.pair_group == 2 || row.pair_group == 4)) {
-      p.kind = SimdKind::pairwise;
-      return true;
-    }
-    return false;
-  }
-  p.F = row.frac_bits;
-  p.man2 = 2 * info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits;
-  p.nan32 = static_cast<int32_t>(row.nan32);
-  // CDNA3: products aligned alone, c late with the two-stage round-down.
-  if (row.accum == Accumulation::aligned && row.c_entry == CEntry::late_rd &&
-      (row.grouping == Grouping::contiguous || row.grouping == Grouping::odd_even) &&
-      row.late_rd == LateRd::two_stage && row.out == Fmt::fp32 &&
-      row.final_round == Round::rne && row.result_frac_bits() == 23 && row.frac_bits == 24 &&
-      row.product == ProductForm::denormalised && row.zero_c_is_term && row.zero_c_exp == -126 &&
-      row.align_floor == kNoFloor && row.out_subnormals &&
-      operand_kind(row) == Operand::integer && row.block <= 32) {
-    p.kind = SimdKind::late;
-    p.odd_even = row.grouping == Grouping::odd_even;
-    p.exact_zero_c = row.late_exact_zero_c;
-    p.cutoff = row.late_c_cutoff;
-    return true;
-  }
-  // The path of NVIDIA tensor cores with fp32 results; everything else (and
-  // custom variants outside this envelope) runs on the scalar kernels.
-  p.kind = SimdKind::aligned;
-  if (row.accum != Accumulation::aligned || row.c_entry != CEntry::early ||
-      row.grouping != Grouping::contiguous || row.out != Fmt::fp32 ||
-      row.product != ProductForm::denormalised || row.zero_c_is_term || !row.out_subnormals ||
-      operand_kind(row) != Operand::integer || row.frac_bits > 26 || row.block > 32)
-    return false;
-  // The general path's int32 partial sums (block/2 terms < 2^(F+2) each)
-  // must fit: F = 26 with 32-element blocks (custom rows) would wrap.
-  if ((int64_t{row.block} << (row.frac_bits + 1)) > (int64_t{1} << 31)) return false;
-  if (row.final_round != Round::rz && !(row.final_round == Round::rne && row.result_frac_bits() == 23))
-    return false;
-  p.F = row.frac_bits;
-  p.man2 = 2 * info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits;
-  p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
-  p.rz = row.final_round == Round::rz;
-  p.frac_mask = static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
-  p.nan32 = static_cast<int32_t>(row.nan32);
-  return true;
 }
 
 }  // namespace fast

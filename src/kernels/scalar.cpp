@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fast scalar step kernels on pre-decoded operands. The algorithms are those
 // of src/ref/reference.cpp (spec §2), rewritten without allocation, generic
-// decoding or generic rounding; tests/driver checks bit identity.
-#include "driver/kernels.h"
+// decoding or generic rounding; tests/kernels checks bit identity.
+#include "kernels/scalar.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,15 +10,12 @@
 #include <cmath>
 #include <cstring>
 
-#include "driver/fast_round.h"
-#include "driver/simd.h"
-#include "ref/reference.h"
-#include "ref/wide_accumulator.h"
+#include "formats/fast_round.h"
+#include "models/row_facts.h"
+#include "formats/wide_accumulator.h"
 
 namespace mmaemu::fast {
 namespace {
-
-constexpr int kMaxStep = 64;
 
 int bit_length(uint64_t x) { return 64 - std::countl_zero(x); }
 uint64_t magnitude(int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x); }
@@ -137,7 +134,7 @@ uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
   if (v.inf) return y;
   const uint32_t sign_bit = row.out == Fmt::fp16 ? 0x8000u : 0x80000000u;
   if (u.zero && v.zero) return (u.neg && v.neg) || r == Round::rd ? sign_bit : 0u;
-  ref::WideAccumulator acc;  // exact for any exponent difference
+  WideAccumulator acc;  // exact for any exponent difference
   if (!u.zero) acc.add(u.neg, uint64_t{u.sig}, u.e - 23);
   if (!v.zero) acc.add(v.neg, uint64_t{v.sig}, v.e - 23);
   return flush_out(row, static_cast<uint32_t>(acc.round(row.out, r, Overflow::inf, r == Round::rd,
@@ -162,7 +159,7 @@ uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Pr
   const int d = e_c - P.E;
   auto products_rd = [&](int extra) {
     if (!(row.late_exact_zero_c && ct.zero)) return shift_rd(P.S * (int64_t{1} << extra), d);
-    ref::WideAccumulator exact;  // c = 0 dominating: the exact product sum
+    WideAccumulator exact;  // c = 0 dominating: the exact product sum
     for (int l = 0; l < p.n; ++l) exact.add(p.sig[l] < 0, magnitude(p.sig[l]), p.e[l] - p.frac[l]);
     return exact.floor_scaled(e_c - F - extra);
   };
@@ -202,6 +199,8 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
   else if (pos || neg) special = row.out == Fmt::fp16 ? (neg ? 0xFC00u : 0x7C00u) : (neg ? 0xFF800000u : 0x7F800000u);
   return !(pos || neg);
 }
+
+}  // namespace
 
 uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
                       const int32_t* sb, const int32_t* eb, uint32_t c) {
@@ -263,7 +262,7 @@ uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32
   Products p;
   uint32_t special = 0;
   if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special)) return special;
-  ref::WideAccumulator acc;
+  WideAccumulator acc;
   bool any = false;
   for (int l = 0; l < p.n; ++l) {
     acc.add(p.sig[l] < 0, magnitude(p.sig[l]), p.e[l] - p.frac[l]);
@@ -278,6 +277,8 @@ uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32
                                                         false, row.result_frac_bits())));
 }
 
+namespace {
+
 // IEEE fp32 values of the real-operand paths.
 float as_float(uint32_t b) { return std::bit_cast<float>(b); }
 uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
@@ -287,6 +288,8 @@ float flush(const ModelRow& row, float x, bool keep_sign) {
   if (row.out_subnormals || x == 0.0f || !(std::fabs(x) < 0x1p-126f)) return x;  // NaN too
   return keep_sign && std::signbit(x) ? -0.0f : 0.0f;
 }
+
+}  // namespace
 
 // CDNA2: products rounded to fp32, pairwise tree, c last, FTZ.
 uint32_t pairwise_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
@@ -316,7 +319,11 @@ uint32_t fma_step(const ModelRow& row, int len, const int32_t* sa, const int32_t
   return std::isnan(d) ? row.nan32 : as_bits(d);
 }
 
-}  // namespace
+uint64_t fp64_chain(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
+  double d = std::bit_cast<double>(c);
+  for (std::size_t l = 0; l < k; ++l) d = std::fma(std::bit_cast<double>(a[l]), std::bit_cast<double>(b[l]), d);
+  return std::isnan(d) ? nan_result(row) : std::bit_cast<uint64_t>(d);
+}
 
 int unit_man(const ModelRow& row) { return info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits; }
 
@@ -357,42 +364,6 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
   sig = u.neg ? -static_cast<int32_t>(u.sig) : static_cast<int32_t>(u.sig);
   exp = u.exp + man;
   return true;
-}
-
-StepFn step_kernel(const ModelRow& row) {
-  if (operand_kind(row) == Operand::real64) return nullptr;
-  if (ref::step_k(row) > static_cast<std::size_t>(kMaxStep)) return nullptr;
-  switch (row.accum) {
-    case Accumulation::aligned:
-      return row.product == ProductForm::fp32_rne ? nullptr : aligned_step;
-    case Accumulation::exact:
-      return row.product == ProductForm::fp32_rne ? nullptr : exact_step;
-    case Accumulation::pairwise: return pairwise_step;
-    case Accumulation::fma_chain: return fma_step;
-  }
-  return nullptr;
-}
-
-bool chain_tiles(const ModelRow& row) {
-  if (row.accum != Accumulation::fma_chain) return false;
-  if (operand_kind(row) == Operand::real64) return row.in == Fmt::fp64 && row.out == Fmt::fp64;
-  return row.out == Fmt::fp32 && info(row.in).width <= 32;
-}
-
-bool exact_simd(const ModelRow& row) {
-  const FormatInfo& in = info(row.in);
-  return row.accum == Accumulation::exact && row.out == Fmt::fp32 && row.final_round == Round::rne &&
-         row.result_frac_bits() == 23 && !row.product_overflow && row.in_subnormals && row.out_subnormals &&
-         !row.inputs_as_fp16 && operand_kind(row) == Operand::integer && row.product != ProductForm::fp32_rne &&
-         in.width <= 32 && in.man_bits <= 23 && ref::step_k(row) <= static_cast<std::size_t>(kMaxStep);
-}
-
-const char* kernel_name(const ModelRow& row) {
-  if (chain_tiles(row) || exact_simd(row)) return "simd";
-  if (operand_kind(row) == Operand::real64) return "fp64";
-  SimdParams p;
-  if (simd_params(row, p)) return "simd";
-  return step_kernel(row) ? "scalar" : "reference";
 }
 
 }  // namespace mmaemu::fast

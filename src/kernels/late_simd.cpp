@@ -18,15 +18,15 @@
 //                leading one; value S * 2^lsb
 // with s_c = |m_c| 2^24 signed, c = 0 at exponent -126.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "driver/late_simd.cpp"
+#define HWY_TARGET_INCLUDE "kernels/late_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
 #include <cstdint>
 #include <cstring>
 
-#include "driver/simd.h"
-#include "driver/product_sum-inl.h"
+#include "kernels/simd.h"
+#include "kernels/product_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -354,9 +354,9 @@ namespace fast {
 
 HWY_EXPORT(LateRun16);
 
-int simd_late_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                    const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  return HWY_DYNAMIC_DISPATCH(LateRun16)(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  return HWY_DYNAMIC_DISPATCH(LateRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, b.val, b.sig,
+                                         b.exp, acc);
 }
 
 }  // namespace fast

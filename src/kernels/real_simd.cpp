@@ -6,15 +6,15 @@
 // scalar kernels, so the bits are the same. Fused multiply-add is used only on targets where it is native
 // (HWY_NATIVE_FMA); elsewhere the chain runs on std::fma per lane.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "driver/real_simd.cpp"
+#define HWY_TARGET_INCLUDE "kernels/real_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
 #include <cmath>
 #include <cstdint>
 
-#include "driver/simd.h"
-#include "driver/product_sum-inl.h"
+#include "kernels/simd.h"
+#include "kernels/product_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
@@ -160,9 +160,8 @@ void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std:
   HWY_DYNAMIC_DISPATCH(ChainTile64)(kc, a, b, c, ldc);
 }
 
-void simd_pairwise_run16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
-                         const float* bv, const int32_t* bf, float* acc) {
-  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, steps, step, last_len, av, af, bv, bf, acc);
+void simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, float* acc) {
+  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, a.exp, b.val, b.exp, acc);
 }
 
 }  // namespace fast

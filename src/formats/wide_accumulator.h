@@ -8,7 +8,7 @@
 
 #include "formats/format.h"
 
-namespace mmaemu::ref {
+namespace mmaemu {
 
 /// Two's complement fixed point, bit 0 of limb 0 weighing 2^kLsbExp. Only
 /// the limbs [lo_, hi_] that additions have reached are stored; every limb
@@ -47,4 +47,4 @@ class WideAccumulator {
   uint64_t ext_ = 0;
 };
 
-}  // namespace mmaemu::ref
+}  // namespace mmaemu

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Specialised, branch-light versions of round_pack() for the two accumulator
-// formats (fp32, fp16) with Overflow::inf, used by the fast kernels. They
-// must return exactly what round_pack() returns; tests/driver checks it on
-// every exponent, rounding mode and precision.
+// formats (fp32, fp16) with Overflow::inf, and the fp32 -> fp16/bf16 RNE
+// narrowing the packing routines use. They must return exactly what
+// round_pack() / convert() return; tests/kernels checks it on every
+// exponent, rounding mode and precision.
 #pragma once
 
 #include <bit>
@@ -10,7 +11,7 @@
 
 #include "formats/format.h"
 
-namespace mmaemu::fast {
+namespace mmaemu {
 
 /// Rounds (-1)^neg * mag * 2^exp (mag != 0, exact, no sticky) to a binary
 /// format with `p` fraction bits kept (p <= man), exponent range
@@ -84,4 +85,30 @@ inline uint32_t fp16_to_fp32(uint32_t h) {
   return sign | (static_cast<uint32_t>(113 - lz) << 23) | ((f << lz) & 0x3FFu) << 13;
 }
 
-}  // namespace mmaemu::fast
+/// fp32 -> fp16 and fp32 -> bf16 with RNE, overflow to Inf (what convert()
+/// gives for those policies; NaN stays NaN, pattern aside). They need the
+/// host in round-to-nearest without FTZ/DAZ (kernels/fp_env.h).
+/// fp16: normal results by integer rounding of the shifted fp32 bits, the
+/// subnormal range by one float addition that aligns the value at the fp16
+/// subnormal grid 2^-24:
+///
+///   x + 2^-1  (exponent of 2^-1 fixes the ulp at 2^-24, RNE by the host)
+///   bits(x + 2^-1) - bits(2^-1) = the fp16 subnormal's fraction
+inline uint32_t f32_to_f16_rne(uint32_t f) {
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  f &= 0x7FFFFFFFu;
+  if (f >= (127u + 16u) << 23) return sign | (f > 0x7F800000u ? 0x7E00u : 0x7C00u);  // |x| >= 2^16, NaN
+  if (f < (127u - 14u) << 23) {                                                       // below 2^-14
+    const float magic = std::bit_cast<float>(((127u - 15u) + (23u - 10u) + 1u) << 23);  // 2^-1
+    return sign | (std::bit_cast<uint32_t>(std::bit_cast<float>(f) + magic) - std::bit_cast<uint32_t>(magic));
+  }
+  const uint32_t odd = (f >> 13) & 1u;
+  f += ((15u - 127u) << 23) + 0xFFFu + odd;  // rebias, round half to even
+  return sign | (f >> 13);
+}
+inline uint32_t f32_to_bf16_rne(uint32_t f) {
+  if ((f & 0x7FFFFFFFu) > 0x7F800000u) return (f >> 16) | 0x40u;  // NaN stays NaN
+  return (f + 0x7FFFu + ((f >> 16) & 1u)) >> 16;
+}
+
+}  // namespace mmaemu

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "ref/wide_accumulator.h"
+#include "formats/wide_accumulator.h"
 
 #include <bit>
 #include <cassert>
 
-namespace mmaemu::ref {
+namespace mmaemu {
 
 void WideAccumulator::cover(int lo, int hi) {
   if (hi_ < lo_) {  // empty
@@ -111,4 +111,4 @@ uint64_t WideAccumulator::round(Fmt f, Round r, Overflow ov, bool zero_neg, int 
   return round_pack(f, neg, m, lsb + low, sticky, r, ov, prec);
 }
 
-}  // namespace mmaemu::ref
+}  // namespace mmaemu

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "driver/epilogue.h"
+
+#include <bit>
+#include <cmath>
+#include <type_traits>
+
+#include "formats/fast_convert.h"
+#include "models/row_facts.h"
+
+namespace mmaemu::driver {
+
+Epilogue::Epilogue(const GemmSpec& spec, double alpha, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc)
+    : spec_(spec), row_(*spec.row), alpha_(alpha), beta_(beta), c_storage_(c_storage), C_(C), ldc_(ldc) {
+  epi_ = row_.out == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32;
+  alpha_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(alpha), Round::rne);
+  beta_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(beta), Round::rne);
+  nan_store_ = c_storage == Fmt::fp32   ? row_.nan32
+               : c_storage == Fmt::fp16 ? row_.nan16
+               : c_storage == row_.out  ? nan_result(row_)
+                                        : default_nan(c_storage);
+  read_c_ = beta != 0.0;
+  use_c_ = read_c_ && !spec.accumulate_into_c;
+  zero_init_ = !(spec.accumulate_into_c && read_c_ && !row_.ignores_c);
+}
+
+uint64_t Epilogue::initial_acc(std::size_t i, std::size_t j) const {
+  if (!zero_init_) return scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), row_.out);
+  return zero_bits(row_.out, false);
+}
+
+// The general case: any output and storage format.
+void Epilogue::store_one(uint64_t acc, std::size_t i, std::size_t j) const {
+  if (is_nan(row_.out, acc)) return store(c_storage_, C_, at(i, j), nan_store_);
+  const uint64_t a = convert_fast(row_.out, epi_, acc);  // exact widening
+  uint64_t d;
+  if (epi_ == Fmt::fp64) {
+    const double al = std::bit_cast<double>(alpha_e_), x = std::bit_cast<double>(a);
+    d = std::bit_cast<uint64_t>(x * al);
+    if (use_c_) {
+      const double t = std::bit_cast<double>(beta_e_) *
+                       std::bit_cast<double>(convert(c_storage_, epi_, load(c_storage_, C_, at(i, j)), Round::rne));
+      d = std::bit_cast<uint64_t>(std::fma(al, x, t));
+    }
+  } else {
+    const float al = std::bit_cast<float>(static_cast<uint32_t>(alpha_e_));
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(a));
+    float r = al * x;
+    if (use_c_) {
+      const float cv = std::bit_cast<float>(static_cast<uint32_t>(convert_fast(c_storage_, epi_, load(c_storage_, C_, at(i, j)))));
+      r = std::fma(al, x, std::bit_cast<float>(static_cast<uint32_t>(beta_e_)) * cv);
+    }
+    d = std::bit_cast<uint32_t>(r);
+  }
+  if (alpha_ == 1.0 && !use_c_) d = a;  // the accumulator itself
+  store(c_storage_, C_, at(i, j), is_nan(epi_, d) ? nan_store_ : convert_fast(epi_, c_storage_, d));
+}
+
+// Storage in the unit's own format (fp32 or fp64): the same operations as
+// store_one(), without the generic conversions.
+template <typename V>
+void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const {
+  using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+  using F = std::conditional_t<sizeof(V) == 4, float, double>;
+  if (c_storage_ != row_.out || row_.out != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {
+    for (std::size_t w = 0; w < nc; ++w) store_one(std::bit_cast<U>(acc[w]), i, j0 + w);
+    return;
+  }
+  U* crow = static_cast<U*>(C_) + at(i, j0);
+  const F al = std::bit_cast<F>(static_cast<U>(alpha_e_)), be = std::bit_cast<F>(static_cast<U>(beta_e_));
+  const U nanv = static_cast<U>(nan_store_);
+  for (std::size_t w = 0; w < nc; ++w) {
+    const F x = std::bit_cast<F>(acc[w]);
+    F r = x;
+    if (use_c_) r = std::fma(al, x, be * std::bit_cast<F>(crow[w]));
+    else if (alpha_ != 1.0) r = al * x;
+    crow[w] = std::isnan(x) || std::isnan(r) ? nanv : std::bit_cast<U>(r);
+  }
+}
+
+template void Epilogue::store_row(const uint32_t*, std::size_t, std::size_t, std::size_t) const;
+template void Epilogue::store_row(const uint64_t*, std::size_t, std::size_t, std::size_t) const;
+template void Epilogue::store_row(const float*, std::size_t, std::size_t, std::size_t) const;
+template void Epilogue::store_row(const double*, std::size_t, std::size_t, std::size_t) const;
+
+void Epilogue::scale_only(std::size_t m, std::size_t n, int threads) const {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      store(c_storage_, C_, at(i, j),
+            read_c_ ? scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), c_storage_)
+                    : zero_bits(c_storage_, false));
+}
+
+}  // namespace mmaemu::driver

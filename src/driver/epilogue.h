@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The BLAS epilogue of the GEMM driver: from the chain's accumulators to
+// the stored D, in fp32 (fp64 rows: fp64) as a vendor BLAS does it.
+//
+//   gpu-blas (default):  acc = chain from +0
+//                        beta = 0: D = alpha*acc; else D = fma(alpha, acc, beta*C)
+//   into-c:              acc = chain from beta*C rounded once to the unit's output
+//                        format (initial_acc); D = alpha*acc
+//
+// NaN results are stored as the unit's NaN (vendor pattern) in any storage
+// format; C is read only when beta != 0.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "driver/gemm.h"
+
+namespace mmaemu::driver {
+
+class Epilogue {
+ public:
+  Epilogue(const GemmSpec& spec, double alpha, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc);
+
+  /// True when every chain starts from +0 (C is not read before the epilogue).
+  bool zero_init() const { return zero_init_; }
+  /// The chain's first accumulator of element (i, j): +0, or beta*C (into-c).
+  uint64_t initial_acc(std::size_t i, std::size_t j) const;
+
+  /// Stores row i, columns j0 .. j0+nc-1, from accumulators given as bit
+  /// patterns of the row's output format (uint32_t: fp32 or fp16; uint64_t:
+  /// fp64) or as host values (float: fp32 output, double: fp64 output).
+  template <typename V>
+  void store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const;
+
+  /// alpha = 0: D = beta*C (BLAS), never reading C when beta = 0.
+  void scale_only(std::size_t m, std::size_t n, int threads) const;
+
+ private:
+  void store_one(uint64_t acc, std::size_t i, std::size_t j) const;
+  std::ptrdiff_t at(std::size_t i, std::size_t j) const {
+    return static_cast<std::ptrdiff_t>(i) * ldc_ + static_cast<std::ptrdiff_t>(j);
+  }
+
+  const GemmSpec& spec_;
+  const ModelRow& row_;
+  double alpha_, beta_;
+  Fmt c_storage_;
+  void* C_;
+  std::ptrdiff_t ldc_;
+  Fmt epi_;                   // epilogue arithmetic: fp32, or fp64 for fp64 rows
+  uint64_t alpha_e_, beta_e_;  // alpha and beta in epi_
+  uint64_t nan_store_;         // the unit's NaN in c_storage_
+  bool read_c_, use_c_, zero_init_;
+};
+
+}  // namespace mmaemu::driver

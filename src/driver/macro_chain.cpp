@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// FMA chains (fp32 SFMA, fp64 DMMA / f64 MFMA): register-blocked tiles over
+// BLIS-style packed panels. Every accumulator sees its k in order, one fma
+// each, so the blocking (NC x KC panels of B, MC x KC blocks of A, MR x NR
+// tiles) never changes a bit. NaN/Inf are IEEE; the epilogue gives NaN the
+// unit's pattern.
+//
+// Few synchronisations (the cores may be shared): per N panel and
+// super-chunk of KS k, B packed by all threads (in KC sub-chunks), then
+// tasks of MC rows (x a range of micro-panels when rows are few) that run
+// every sub-chunk and, at the end, their own epilogue.
+#include <algorithm>
+#include <bit>
+#include <type_traits>
+
+#include "driver/macro.h"
+#include "driver/pack.h"
+#include "kernels/fp_env.h"
+
+namespace mmaemu::driver {
+namespace {
+
+constexpr std::size_t kNC32 = 1024, kNC64 = 512;  // columns per N panel (fp32, fp64)
+constexpr std::size_t kMC = 64;                   // rows per task
+constexpr std::size_t kKC = 256;                  // k per packed sub-chunk
+constexpr std::size_t kKS = 8 * kKC;              // k per super-chunk (one B packing)
+
+template <typename T>
+constexpr std::size_t kNR = sizeof(T) == 8 ? fast::kChainNR64 : fast::kChainNR;
+constexpr std::size_t kMR = fast::kChainMR;
+
+template <typename T>
+void chain_tile(int kc, const T* a, const T* b, T* c, std::size_t ldc) {
+  if constexpr (sizeof(T) == 8) fast::simd_chain_tile64(kc, a, b, c, ldc);
+  else fast::simd_chain_tile(kc, a, b, c, ldc);
+}
+
+// The tiles of rows [i0, i0+mc) x micro-panels [p0, p1) of one sub-chunk;
+// edge tiles through a full-size copy (padding computes zeros, never stored).
+template <typename T>
+void chain_tiles(const T* ap, const T* bq, std::size_t kc, std::size_t mc, std::size_t nc, std::size_t p0,
+                 std::size_t p1, T* acc_rows) {
+  constexpr std::size_t MR = kMR, NR = kNR<T>;
+  alignas(64) T tile[MR * NR];
+  for (std::size_t p = p0; p < p1; ++p) {
+    const std::size_t w0 = p * NR, nw = std::min(NR, nc - w0);
+    const T* bt = bq + p * kKC * NR;
+    for (std::size_t r0 = 0; r0 < mc; r0 += MR) {
+      const std::size_t mr = std::min(MR, mc - r0);
+      const T* at = ap + (r0 / MR) * kc * MR;
+      T* c = acc_rows + r0 * nc + w0;
+      if (mr == MR && nw == NR) {
+        chain_tile<T>(static_cast<int>(kc), at, bt, c, nc);
+        continue;
+      }
+      std::fill(tile, tile + MR * NR, T(0));
+      for (std::size_t r = 0; r < mr; ++r) std::copy(c + r * nc, c + r * nc + nw, tile + r * NR);
+      chain_tile<T>(static_cast<int>(kc), at, bt, tile, NR);
+      for (std::size_t r = 0; r < mr; ++r) std::copy(tile + r * NR, tile + r * NR + nw, c + r * nc);
+    }
+  }
+}
+
+// One N panel (columns j0 .. j0+nc-1) and super-chunk of k (ks0 ..).
+struct ChainPanel {
+  std::size_t j0, nc, npan, ks0, subs, jb, jtasks;
+  bool first, last;
+};
+
+// One task: rows [i0, i0+mc) x micro-panels [p0, p1) over every sub-chunk.
+template <typename T>
+void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, AlignedBuf<T>& a_buf, std::size_t t) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr std::size_t MR = kMR, NR = kNR<T>;
+  const std::size_t nc = cp.nc;
+  const std::size_t i0 = (t / cp.jtasks) * kMC, mc = std::min(kMC, g.m - i0), jt = t % cp.jtasks;
+  const std::size_t p0 = jt * cp.jb, p1 = std::min(cp.npan, (jt + 1) * cp.jb);
+  const std::size_t w_lo = p0 * NR, w_hi = std::min(nc, p1 * NR);
+  if (cp.first)
+    for (std::size_t i = i0; i < i0 + mc; ++i)
+      for (std::size_t w = w_lo; w < w_hi; ++w)
+        acc[i * nc + w] = g.epilogue.zero_init()
+                              ? T(0)
+                              : std::bit_cast<T>(static_cast<U>(g.epilogue.initial_acc(i, cp.j0 + w)));
+  T* ap = a_buf.get(((mc + MR - 1) / MR) * kKC * MR);
+  for (std::size_t q = 0; q < cp.subs; ++q) {
+    const std::size_t k0 = cp.ks0 + q * kKC, kc = std::min(kKC, g.k - k0);
+    pack_chain<T>(g.row, g.spec, g.A, true, i0, mc, k0, kc, MR, ap);
+    chain_tiles<T>(ap, bp + q * cp.npan * kKC * NR, kc, mc, nc, p0, p1, acc + i0 * nc);
+  }
+  if (cp.last)
+    for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, cp.j0 + w_lo, w_hi - w_lo);
+}
+
+template <typename T>
+void run_chain(const GemmCall& g) {
+  constexpr std::size_t NR = kNR<T>, NC = sizeof(T) == 8 ? kNC64 : kNC32;
+  AlignedBuf<T> acc_buf, b_buf;
+  for (std::size_t j0 = 0; j0 < g.n; j0 += NC) {
+    ChainPanel cp{};
+    cp.j0 = j0;
+    cp.nc = std::min(NC, g.n - j0);
+    cp.npan = (cp.nc + NR - 1) / NR;
+    T* acc = acc_buf.get(g.m * cp.nc);
+    const std::size_t mblocks = (g.m + kMC - 1) / kMC;
+    // Split the panels among tasks when rows are few (>= 4 tasks per thread).
+    cp.jb = cp.npan;
+    while (cp.jb > 1 && mblocks * ((cp.npan + cp.jb - 1) / cp.jb) < 4 * static_cast<std::size_t>(g.threads))
+      cp.jb = (cp.jb + 1) / 2;
+    cp.jtasks = (cp.npan + cp.jb - 1) / cp.jb;
+    for (cp.ks0 = 0; cp.ks0 < std::max<std::size_t>(g.k, 1); cp.ks0 += kKS) {
+      const std::size_t ksc = std::min(kKS, g.k - cp.ks0);
+      cp.subs = (ksc + kKC - 1) / kKC;
+      cp.first = cp.ks0 == 0;
+      cp.last = cp.ks0 + kKS >= g.k;
+      // Sub-chunk q's micro-panel p at bp + (q*npan + p)*KC*NR.
+      T* bp = b_buf.get(std::max<std::size_t>(cp.subs, 1) * cp.npan * kKC * NR);
+#pragma omp parallel num_threads(g.threads)
+      {
+        fast::FpEnvGuard env_thread;
+#pragma omp for schedule(static)
+        for (std::size_t qp = 0; qp < cp.subs * cp.npan; ++qp) {
+          const std::size_t q = qp / cp.npan, p = qp % cp.npan, k0 = cp.ks0 + q * kKC;
+          pack_chain<T>(g.row, g.spec, g.B, false, j0 + p * NR, std::min(NR, cp.nc - p * NR), k0,
+                        std::min(kKC, g.k - k0), NR, bp + qp * kKC * NR);
+        }
+        AlignedBuf<T> a_buf;
+#pragma omp for schedule(dynamic)
+        for (std::size_t t = 0; t < mblocks * cp.jtasks; ++t) chain_task<T>(g, cp, bp, acc, a_buf, t);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void run_chain_macro(const GemmCall& g) {
+  if (g.plan.fp64) run_chain<double>(g);
+  else run_chain<float>(g);
+}
+
+}  // namespace mmaemu::driver

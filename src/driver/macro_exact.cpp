@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// CDNA1 exact rows on simd_exact_run16: runs of blocks without NaN/Inf
+// inputs on the SIMD kernel; blocks with such inputs on the reference (the
+// special-value fallback), lanes the kernel cannot sum exactly in binary64
+// on the scalar exact kernel. Accumulators are fp32 values held as doubles
+// inside a run, fp32 bits between k chunks.
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "driver/macro.h"
+#include "driver/pack.h"
+#include "kernels/fp_env.h"
+#include "models/row_facts.h"
+#include "ref/reference.h"
+
+namespace mmaemu::driver {
+namespace {
+
+constexpr std::size_t kNC = 1024;    // columns per N panel
+constexpr std::size_t kMC = 32;      // rows per task
+constexpr std::size_t kKTarget = 256;  // k per chunk, rounded down to whole steps
+constexpr std::size_t L = fast::kSimdLanes;
+
+// One k chunk of one N panel: the packed B and the chunk's geometry.
+struct ExactChunk {
+  const ExactPanel& b;
+  std::size_t kc, steps, kp, step;
+};
+
+// Block s of A's vector v and B's column w off the SIMD kernel: the
+// reference if an input is NaN/Inf, else the scalar exact kernel.
+double exact_lane_block(const GemmCall& g, const ExactChunk& ch, const ExactPanel& a, std::size_t v, std::size_t w,
+                        std::size_t s, double c) {
+  const std::size_t l0 = s * ch.step, len = std::min(ch.step, ch.kc - l0);
+  const double* av = a.val.p.get() + v * ch.kp + l0;
+  const double* bv = ch.b.val.p.get() + ((w / L) * ch.kp + l0) * L + w % L;
+  const uint32_t cb = std::bit_cast<uint32_t>(static_cast<float>(c));
+  uint32_t d;
+  if (a.special[v * ch.steps + s] || ch.b.special[w * ch.steps + s]) {
+    uint64_t ab[fast::kMaxStep], bb[fast::kMaxStep];
+    for (std::size_t l = 0; l < len; ++l) {
+      ab[l] = convert(Fmt::fp64, g.row.in, std::bit_cast<uint64_t>(av[l]), Round::rne);
+      bb[l] = convert(Fmt::fp64, g.row.in, std::bit_cast<uint64_t>(bv[l * L]), Round::rne);
+    }
+    d = static_cast<uint32_t>(ref::step(g.row, len, ab, bb, cb));
+  } else {
+    const int man = fast::unit_man(g.row);
+    int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
+    for (std::size_t l = 0; l < len; ++l) {
+      split_exact(av[l], man, sa[l], ea[l]);
+      split_exact(bv[l * L], man, sb[l], eb[l]);
+    }
+    d = g.plan.step(g.row, static_cast<int>(len), sa, ea, sb, eb, cb);
+  }
+  return static_cast<double>(std::bit_cast<float>(d));
+}
+
+// A's vector v against B's lane group gg over the whole chunk: c in and out.
+void exact_lanes(const GemmCall& g, const ExactChunk& ch, const ExactPanel& a, std::size_t v, std::size_t gg,
+                 std::size_t lanes, double* c) {
+  const ExactPanel& b = ch.b;
+  const std::size_t w0 = gg * L;
+  alignas(64) double next[L];
+  for (std::size_t s = 0; s < ch.steps;) {
+    std::size_t e = s;
+    while (e < ch.steps && !a.special[v * ch.steps + e] && !b.group_special[gg * ch.steps + e]) ++e;
+    while (s < e) {
+      const int last = static_cast<int>(e == ch.steps ? ch.kc - (ch.steps - 1) * ch.step : ch.step);
+      uint32_t bad = 0;
+      const fast::StepRun run{static_cast<int>(e - s), static_cast<int>(ch.step), last};
+      const fast::ExactRowPanel ar{a.val.p.get() + v * ch.kp + s * ch.step, a.lo.p.get() + v * ch.steps + s,
+                                   a.hi.p.get() + v * ch.steps + s};
+      const fast::ExactLanePanel br{b.val.p.get() + (gg * ch.kp + s * ch.step) * L, b.lo.p.get() + (gg * ch.steps + s) * L,
+                                    b.hi.p.get() + (gg * ch.steps + s) * L};
+      s += static_cast<std::size_t>(fast::simd_exact_run16(run, ar, br, c, next, &bad));
+      if (s == e) break;
+      for (std::size_t q = 0; q < L; ++q)
+        c[q] = q < lanes && (bad >> q) & 1 ? exact_lane_block(g, ch, a, v, w0 + q, s, c[q]) : next[q];
+      ++s;
+    }
+    if (s == ch.steps) break;
+    for (std::size_t q = 0; q < lanes; ++q) c[q] = exact_lane_block(g, ch, a, v, w0 + q, s, c[q]);
+    ++s;
+  }
+}
+
+// Rows [i0, i0+mc) of one chunk: pack A, run every lane group.
+void exact_rows(const GemmCall& g, const ExactChunk& ch, std::size_t nc, std::size_t k0, std::size_t i0, ExactPanel& a,
+                std::vector<uint32_t>& acc) {
+  const std::size_t mc = std::min(kMC, g.m - i0);
+  a.resize(mc, ch.kp, ch.steps, false);
+  for (std::size_t v = 0; v < mc; ++v) pack_exact(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
+  for (std::size_t gg = 0; gg < ch.b.groups; ++gg)
+    for (std::size_t v = 0; v < mc; ++v) {
+      alignas(64) double c[L];
+      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
+      uint32_t* out_acc = &acc[(i0 + v) * nc + w0];
+      for (std::size_t q = 0; q < L; ++q) c[q] = q < lanes ? static_cast<double>(std::bit_cast<float>(out_acc[q])) : 0.0;
+      exact_lanes(g, ch, a, v, gg, lanes, c);
+      for (std::size_t q = 0; q < lanes; ++q) out_acc[q] = std::bit_cast<uint32_t>(static_cast<float>(c[q]));
+    }
+}
+
+// Packs B's columns j0 .. j0+nc-1, k0 .. k0+kc-1, and its per-group flags.
+void pack_exact_b(const GemmCall& g, std::size_t j0, std::size_t nc, std::size_t k0, const ExactChunk& ch,
+                  ExactPanel& b) {
+  b.resize(nc, ch.kp, ch.steps, true);
+#pragma omp parallel for num_threads(g.threads) schedule(static)
+  for (std::size_t v = 0; v < nc; ++v) pack_exact(g.row, g.spec, g.B, false, j0 + v, k0, ch.kc, b, v);
+  pad_exact_lanes(g.row, b);
+  for (std::size_t v = 0; v < nc; ++v)
+    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
+}
+
+}  // namespace
+
+void run_exact_macro(const GemmCall& g) {
+  const std::size_t step = step_k(g.row);
+  const std::size_t KC = std::max<std::size_t>(1, kKTarget / step) * step;
+  std::vector<uint32_t> acc;
+  ExactPanel b;
+  for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
+    const std::size_t nc = std::min(kNC, g.n - j0);
+    acc.resize(g.m * nc);
+#pragma omp parallel for num_threads(g.threads) schedule(static)
+    for (std::size_t i = 0; i < g.m; ++i)
+      for (std::size_t w = 0; w < nc; ++w)
+        acc[i * nc + w] = g.epilogue.zero_init() ? 0u : static_cast<uint32_t>(g.epilogue.initial_acc(i, j0 + w));
+    for (std::size_t k0 = 0; k0 < g.k; k0 += KC) {
+      const std::size_t kc = std::min(KC, g.k - k0), steps = (kc + step - 1) / step;
+      const ExactChunk ch{b, kc, steps, steps * step, step};
+      pack_exact_b(g, j0, nc, k0, ch, b);
+#pragma omp parallel num_threads(g.threads)
+      {
+        fast::FpEnvGuard env_thread;
+        ExactPanel a;
+#pragma omp for schedule(dynamic)
+        for (std::size_t i0 = 0; i0 < g.m; i0 += kMC) exact_rows(g, ch, nc, k0, i0, a, acc);
+      }
+    }
+#pragma omp parallel for num_threads(g.threads) schedule(static)
+    for (std::size_t i = 0; i < g.m; ++i) {
+      fast::FpEnvGuard env_thread;
+      g.epilogue.store_row(acc.data() + i * nc, i, j0, nc);
+    }
+  }
+}
+
+}  // namespace mmaemu::driver

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "driver/pack.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "formats/fast_convert.h"
+#include "formats/fast_round.h"
+#include "models/row_facts.h"
+
+namespace mmaemu::driver {
+namespace {
+
+// Where element j of an instruction of 2*half elements goes in the
+// interleaved HMMA path's packing: its two groups contiguous.
+//
+//   position j:  0 1 2 3 4 5 6 7 ...      j % 4 < 2: first group
+//   packed at:   0 1 h h+1 2 3 h+2 h+3    (h = half)
+inline std::size_t pair_position(std::size_t j, std::size_t half) {
+  return (j % 4 < 2 ? 0 : half) + (j / 4) * 2 + (j % 2);
+}
+
+// Strides of vector `index` and of k in op(X) (A: rows, B: columns).
+struct VecStrides {
+  std::ptrdiff_t idx, k;
+};
+VecStrides vec_strides(const Operand& X, bool is_a) {
+  const bool k_contig = is_a != X.trans;  // A(i, k) at i*ld + k; B^T(k, j) at j*ld + k
+  return k_contig ? VecStrides{X.ld, 1} : VecStrides{1, X.ld};
+}
+
+// The unit's value of one stored element, as the chain reads it.
+template <typename T>
+T chain_value(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::ptrdiff_t off) {
+  const uint64_t bits = convert_input(X.storage, row.in, load(X.storage, X.data, off), spec.input_round, spec.input_overflow);
+  if constexpr (sizeof(T) == 4)
+    return std::bit_cast<float>(row.in == Fmt::fp32 ? static_cast<uint32_t>(bits) : to_fp32_bits(row.in, bits));
+  else
+    return std::bit_cast<double>(bits);  // row.in == fp64
+}
+
+// The unit-format element as a double (NaN/Inf kept; `special` set for them).
+double exact_value(const ModelRow& row, uint64_t bits, bool& special) {
+  uint32_t f;
+  if (row.in == Fmt::fp16) f = fp16_to_fp32(static_cast<uint32_t>(bits));
+  else if (row.in == Fmt::bf16) f = static_cast<uint32_t>(bits) << 16;
+  else f = to_fp32_bits(row.in, bits);
+  special = (f & 0x7F800000u) == 0x7F800000u;
+  return static_cast<double>(std::bit_cast<float>(f));
+}
+
+}  // namespace
+
+// Packs vector v of the panel from op(X) row/column `index`, k elements
+// from k0 on.
+void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
+                 std::size_t index, std::size_t k0, std::size_t k, Panel& p, std::size_t v) {
+  const std::size_t step = step_k(row);
+  for (std::size_t l = 0; l < k; ++l) {
+    // Element (index, k0 + l) of op(A), or (k0 + l, index) of op(B).
+    const std::size_t r = is_a ? index : k0 + l, c = is_a ? k0 + l : index;
+    const std::ptrdiff_t off = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
+                                       : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
+    uint64_t bits = load(X.storage, X.data, off);
+    bits = convert_input(X.storage, row.in, bits, spec.input_round, spec.input_overflow);
+    p.bits[v * p.kp + l] = bits;
+    const std::size_t at = v * p.kp + (p.interleave ? l - l % step + pair_position(l % step, step / 2) : l);
+    if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
+    if (!p.fsig.empty()) {
+      if (fast::operand_kind(row) == fast::Operand::real) {
+        p.fval[at] = std::bit_cast<float>(static_cast<uint32_t>(p.sig[at]));  // the fp32 value
+      } else {
+        // The unit's operand value (fp8 already widened to fp16): exact in fp32.
+        p.fsig[at] = static_cast<float>(p.sig[at]);
+        p.fval[at] = std::ldexp(p.fsig[at], p.exp[at] - fast::unit_man(row));
+      }
+    }
+  }
+  if (p.lane_sig.empty()) return;
+  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  for (std::size_t l = 0; l < (p.interleave ? p.kp : k); ++l) {  // (interleaved: k is spread)
+    p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
+    p.lane_val[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fval[v * p.kp + l];
+    p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
+  }
+}
+
+// Packs vectors first .. first+count-1 of op(X) (k0 .. k0+kc-1) into
+// micro-panels of `width` vectors: dst[(p*kc + l)*width + q].
+template <typename T>
+void pack_chain(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t first,
+                std::size_t count, std::size_t k0, std::size_t kc, std::size_t width, T* dst) {
+  const bool raw = X.storage == row.in && row.in == (sizeof(T) == 4 ? Fmt::fp32 : Fmt::fp64);
+  const VecStrides st = vec_strides(X, is_a);
+  const T* src = static_cast<const T*>(X.data);
+  for (std::size_t p = 0; p * width < count; ++p) {
+    T* d = dst + p * kc * width;
+    const std::size_t base = first + p * width, qn = std::min(width, count - p * width);
+    const std::ptrdiff_t o0 = static_cast<std::ptrdiff_t>(base) * st.idx + static_cast<std::ptrdiff_t>(k0) * st.k;
+    if (raw && st.idx == 1) {  // vectors contiguous: rows of width values
+      for (std::size_t l = 0; l < kc; ++l) {
+        const T* s = src + o0 + static_cast<std::ptrdiff_t>(l) * st.k;
+        T* o = d + l * width;
+        for (std::size_t q = 0; q < qn; ++q) o[q] = s[q];
+        for (std::size_t q = qn; q < width; ++q) o[q] = T(0);
+      }
+      continue;
+    }
+    if (raw) {  // k contiguous: interleave qn streams
+      for (std::size_t q = 0; q < qn; ++q) {
+        const T* s = src + o0 + static_cast<std::ptrdiff_t>(q) * st.idx;
+        for (std::size_t l = 0; l < kc; ++l) d[l * width + q] = s[l];
+      }
+    } else {
+      for (std::size_t q = 0; q < qn; ++q)
+        for (std::size_t l = 0; l < kc; ++l)
+          d[l * width + q] = chain_value<T>(row, spec, X, o0 + static_cast<std::ptrdiff_t>(q) * st.idx +
+                                                              static_cast<std::ptrdiff_t>(l) * st.k);
+    }
+    for (std::size_t q = qn; q < width; ++q)
+      for (std::size_t l = 0; l < kc; ++l) d[l * width + q] = T(0);
+  }
+}
+
+template void pack_chain<float>(const ModelRow&, const GemmSpec&, const Operand&, bool, std::size_t, std::size_t,
+                              std::size_t, std::size_t, std::size_t, float*);
+template void pack_chain<double>(const ModelRow&, const GemmSpec&, const Operand&, bool, std::size_t, std::size_t,
+                               std::size_t, std::size_t, std::size_t, double*);
+
+// Packs vector v of an exact panel from op(X) vector `index` (k0 .. k0+kc-1).
+void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index,
+                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v) {
+  const std::size_t step = step_k(row);
+  const int man = fast::unit_man(row), st = static_cast<int>(step);
+  const VecStrides vs = vec_strides(X, is_a);
+  const std::ptrdiff_t o0 = static_cast<std::ptrdiff_t>(index) * vs.idx + static_cast<std::ptrdiff_t>(k0) * vs.k;
+  const bool lanes = !is_a;
+  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  double* val = p.val.p.get();
+  // fp32 storage rounded to fp16/bf16 with RNE (the usual sgemm policies).
+  const bool rne = X.storage == Fmt::fp32 && spec.input_round == Round::rne &&
+                   spec.input_overflow != Overflow::saturate;
+  const bool f16 = rne && row.in == Fmt::fp16, b16 = rne && row.in == Fmt::bf16;
+  const uint32_t* f32 = static_cast<const uint32_t*>(X.data);
+  for (std::size_t s = 0; s < p.steps; ++s) {
+    int lo = fast::kExactNone, hi = -fast::kExactNone;
+    bool special = false;
+    for (std::size_t l = s * step; l < (s + 1) * step; ++l) {
+      double x = 0.0;
+      if (l < kc) {
+        bool sp;
+        const std::ptrdiff_t off = o0 + static_cast<std::ptrdiff_t>(l) * vs.k;
+        if (f16 || b16) {
+          const uint32_t h = f16 ? fp16_to_fp32(f32_to_f16_rne(f32[off])) : f32_to_bf16_rne(f32[off]) << 16;
+          sp = (h & 0x7F800000u) == 0x7F800000u;
+          x = static_cast<double>(std::bit_cast<float>(h));
+        } else {
+          x = exact_value(row, convert_input(X.storage, row.in, load(X.storage, X.data, off), spec.input_round, spec.input_overflow), sp);
+        }
+        special |= sp;
+        if (!sp && x != 0.0) {
+          const int e = static_cast<int>((std::bit_cast<uint64_t>(x) >> 52) & 0x7FF) - 1023;  // floor(log2 |x|)
+          lo = std::min(lo, e);
+          hi = std::max(hi, e);
+        }
+      }
+      val[lanes ? (g * p.kp + l) * fast::kSimdLanes + lane : v * p.kp + l] = x;
+    }
+    const std::size_t at = lanes ? (g * p.steps + s) * fast::kSimdLanes + lane : v * p.steps + s;
+    fast::exact_bounds(is_a, lo, hi, man, st, p.lo.p[at], p.hi.p[at]);
+    if (special) p.special[v * p.steps + s] = 1;
+  }
+}
+
+// B lanes past the panel's last column: zero operands, neutral bounds.
+void pad_exact_lanes(const ModelRow& row, ExactPanel& p) {
+  const int man = fast::unit_man(row), st = static_cast<int>(step_k(row));
+  for (std::size_t v = p.count; v < p.groups * fast::kSimdLanes; ++v) {
+    const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+    for (std::size_t l = 0; l < p.kp; ++l) p.val.p[(g * p.kp + l) * fast::kSimdLanes + lane] = 0.0;
+    for (std::size_t s = 0; s < p.steps; ++s) {
+      const std::size_t at = (g * p.steps + s) * fast::kSimdLanes + lane;
+      fast::exact_bounds(false, fast::kExactNone, -fast::kExactNone, man, st, p.lo.p[at], p.hi.p[at]);
+    }
+  }
+}
+
+// An integer significand and exponent of a finite double with at most
+// man+1 significant bits, as pack_element() gives them (value sig * 2^(exp-man)).
+void split_exact(double x, int man, int32_t& sig, int32_t& exp) {
+  if (x == 0.0) {
+    sig = 0;
+    exp = fast::kZeroExp;
+    return;
+  }
+  int e;
+  const double m = std::frexp(x, &e);  // |m| in [0.5, 1)
+  sig = static_cast<int32_t>(std::ldexp(m, man + 1));
+  exp = e - 1;
+}
+
+
+}  // namespace mmaemu::driver

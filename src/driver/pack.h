@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Packing: op(A) rows and op(B) columns converted to the unit's input
+// format and laid out as the kernels read them (docs/kernels.md, "pack
+// schemas"). Three schemas, one per macro-kernel:
+//   Panel       steps macro: bit patterns (reference fallback), decoded
+//               integer operands (scalar kernels), float values and
+//               significands (SIMD kernels), B also lane-interleaved.
+//   chain       FMA-chain tiles: BLIS micro-panels of host floats/doubles.
+//   ExactPanel  CDNA1 exact kernel: doubles and per-block exponent bounds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "hwy/aligned_allocator.h"
+
+#include "driver/gemm.h"
+#include "kernels/simd.h"
+
+namespace mmaemu::driver {
+
+// One packed operand panel: `count` vectors of `kp` elements (rows of A or
+// columns of B), each vector contiguous along k.
+struct Panel {
+  std::size_t kp = 0, steps = 0;
+  std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
+  std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
+  std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
+  // SIMD kernels: values and significands as floats; for B also
+  // lane-interleaved copies (groups of 16 vectors, element l of lane j at
+  // l*16 + j).
+  std::vector<float> fval, fsig, lane_val, lane_sig;
+  std::vector<int32_t> lane_exp;
+  std::vector<uint8_t> group_special;  // per (group, step)
+  // SimdKind::interleaved: the fast arrays hold each instruction's k
+  // permuted (pair_position); `bits` keep the model's order.
+  bool interleave = false;
+
+  void resize(std::size_t count, bool simd, bool lanes) {
+    bits.assign(count * kp, 0);
+    sig.assign(count * kp, 0);
+    exp.assign(count * kp, fast::kZeroExp);
+    special.assign(count * steps, 0);
+    if (simd) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
+    if (simd && lanes) {
+      const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
+      lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);
+      lane_val.assign(groups * kp * fast::kSimdLanes, 0.0f);
+      lane_exp.assign(groups * kp * fast::kSimdLanes, fast::kZeroExp);
+      group_special.assign(groups * steps, 0);
+    }
+  }
+};
+
+// A growable 64-byte aligned buffer (contents not kept on growth).
+template <typename T>
+struct AlignedBuf {
+  hwy::AlignedFreeUniquePtr<T[]> p;
+  std::size_t cap = 0;
+  T* get(std::size_t count) {
+    if (count > cap || !p) {
+      p = hwy::AllocateAligned<T>(std::max<std::size_t>(count, 1));
+      if (!p) throw std::bad_alloc();  // the C API reports it
+      cap = std::max<std::size_t>(count, 1);
+    }
+    return p.get();
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Exact rows (CDNA1) on simd_exact_run16: operands as doubles (exact), per
+// block the power-of-two bounds of exact_bounds() and NaN/Inf flags.
+struct ExactPanel {
+  std::size_t kp = 0, steps = 0, count = 0, groups = 0;
+  AlignedBuf<double> val, lo, hi;      // A: val[v*kp + l], lo/hi[v*steps + s]
+                                       // B: val[(g*kp + l)*16 + j], lo/hi[(g*steps + s)*16 + j]
+  std::vector<uint8_t> special;        // per (vector, step)
+  std::vector<uint8_t> group_special;  // B: per (group, step)
+
+  void resize(std::size_t n, std::size_t kp_, std::size_t steps_, bool lanes) {
+    count = n, kp = kp_, steps = steps_;
+    groups = (n + fast::kSimdLanes - 1) / fast::kSimdLanes;
+    const std::size_t vecs = lanes ? groups * fast::kSimdLanes : n;
+    val.get(vecs * kp);
+    lo.get(vecs * steps);
+    hi.get(vecs * steps);
+    special.assign(n * steps, 0);
+    if (lanes) group_special.assign(groups * steps, 0);
+  }
+};
+
+// Packs vector v of the panel from op(X) row/column `index`, k elements
+// from k0 on.
+void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
+                 std::size_t index, std::size_t k0, std::size_t k, Panel& p, std::size_t v);
+
+// ---------------------------------------------------------------------------
+// FMA-chain rows (fp32 SFMA, fp64 DMMA / f64 MFMA): operands are the unit's
+// IEEE values, packed BLIS-style for simd_chain_tile: A in micro-panels of
+// kChainMR rows (a[l*MR + r]), B in micro-panels of NR columns (b[l*NR + j]),
+// zero-padded. fp32 storage for an fp32 unit (fp64 for fp64) is copied as is.
+
+// Packs vectors first .. first+count-1 of op(X) (k0 .. k0+kc-1) into
+// micro-panels of `width` vectors: dst[(p*kc + l)*width + q].
+template <typename T>
+void pack_chain(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t first,
+                std::size_t count, std::size_t k0, std::size_t kc, std::size_t width, T* dst);
+
+// Packs vector v of an exact panel from op(X) vector `index` (k0 .. k0+kc-1).
+void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index,
+                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v);
+
+// B lanes past the panel's last column: zero operands, neutral bounds.
+void pad_exact_lanes(const ModelRow& row, ExactPanel& p);
+
+// An integer significand and exponent of a finite double with at most
+// man+1 significant bits, as pack_element() gives them (value sig * 2^(exp-man)).
+void split_exact(double x, int man, int32_t& sig, int32_t& exp);
+
+}  // namespace mmaemu::driver

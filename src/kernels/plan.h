@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// plan(row, options): the one place that decides which kernel serves a row.
+// The driver runs the macro-kernel the plan names; `mmaemu models` prints
+// plan(row).name. The micro-kernel contract is docs/kernels.md.
+//
+// Per-row index (accumulation path -> reference function in ref/reference.cpp
+// -> scalar kernel in kernels/scalar.cpp -> SIMD kernel file):
+//
+//   path (rows)                     reference       scalar kernel   SIMD kernel              macro
+//   aligned, c early                aligned_step    aligned_step    aligned_simd.cpp         steps
+//     (NVIDIA fp32 results)                                           SimdKind::aligned
+//   aligned, pair_interleave,       aligned_step    aligned_step    aligned_simd.cpp         steps
+//     c late RNE (HMMA fp8)                                           SimdKind::interleaved
+//   aligned, c late round-down      aligned_step    aligned_step    late_simd.cpp            steps
+//     (CDNA3)                                                         SimdKind::late
+//   exact (CDNA1)                   exact_step      exact_step      exact_simd.cpp           exact
+//   pairwise (CDNA2)                pairwise_step   pairwise_step   real_simd.cpp            steps
+//                                                                     SimdKind::pairwise
+//   fma_chain, fp32 result (SFMA)   fma_step        fma_step        real_simd.cpp chain tile chain
+//   fma_chain, fp64 (DMMA, f64)     fma_step        fp64_chain      real_simd.cpp chain tile chain
+//
+// A row outside a SIMD kernel's envelope (custom rows, fp16 results) runs
+// the scalar kernel on every step; a row without a scalar kernel (fp32_rne
+// products on the aligned/exact paths, steps over kMaxStep) runs the
+// reference. Steps with NaN or Inf inputs always run the reference (the
+// special-value fallback, docs/kernels.md); the driver does that.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/scalar.h"
+#include "kernels/simd.h"
+#include "models/model.h"
+
+namespace mmaemu::fast {
+
+/// The loop nest (driver macro-kernel) a row runs on.
+enum class Macro : uint8_t {
+  steps,  // step after step per output element: SIMD (16 lanes), scalar or reference steps
+  chain,  // register-blocked FMA-chain tiles (simd_chain_tile / simd_chain_tile64)
+  exact,  // CDNA1 exact blocks in binary64 (simd_exact_run16)
+};
+
+struct PlanOptions {
+  bool use_reference = false;  // every step on the reference (tests)
+  bool simd_off = false;       // scalar kernels only (tests)
+};
+
+struct KernelPlan {
+  Macro macro = Macro::steps;
+  /// steps: the scalar step kernel (null: the reference runs every step);
+  /// exact: the scalar kernel for lanes the SIMD kernel cannot sum exactly.
+  StepFn step = nullptr;
+  /// steps: run the SIMD kernel `simd.kind`; otherwise the scalar loop.
+  bool simd = false;
+  SimdParams simd_params{};
+  /// steps with fp64 operands: the host binary64 FMA chain (fp64_chain).
+  bool fp64 = false;
+  /// "simd", "scalar", "fp64" (host binary64 FMAs) or "reference".
+  const char* name = "reference";
+};
+
+KernelPlan plan(const ModelRow& row, PlanOptions options = {});
+
+/// plan(row).name: the fast path `mmaemu models` reports.
+inline const char* kernel_name(const ModelRow& row) { return plan(row).name; }
+
+}  // namespace mmaemu::fast

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Shared helpers of the engine tests (tests/kernels, tests/driver): the
+// seed and scale from the environment, hex printing, random bit patterns of
+// a format, and every row the differential tests cover (the registry's and
+// a few custom variants).
+//
+//   MMAEMU_TEST_SEED   the random seed (default 20261130)
+//   MMAEMU_DIFF_SCALE  multiplies the sample counts (default 1; 100: `full`)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/format.h"
+#include "models/model.h"
+
+namespace mmaemu::test {
+
+inline uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+inline const uint64_t kSeed = env_u64("MMAEMU_TEST_SEED", 20261130);
+inline const uint64_t kScale = env_u64("MMAEMU_DIFF_SCALE", 1);
+
+inline std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// Random bit patterns of a format: every exponent (subnormals, zero, the
+// top binade), both signs, a few Inf/NaN; with `narrow`, exponents within a
+// few binades of each other so that sums cancel and carries ripple.
+struct Gen {
+  std::mt19937_64 rng;
+  explicit Gen(uint64_t seed) : rng(seed) {}
+  uint64_t bits(Fmt f, bool narrow, int centre) {
+    const FormatInfo& fi = info(f);
+    const uint64_t r = rng();
+    const int kind = static_cast<int>(r % 100);
+    const uint64_t sign = (r >> 8) & 1;
+    const uint64_t frac = (rng() & ((1ull << fi.man_bits) - 1)) << fi.frac_shift;
+    const int max_e = (1 << fi.exp_bits) - 1;
+    uint64_t e;
+    if (kind < 2) return rng() & ((fi.width == 64) ? ~0ull : (1ull << fi.width) - 1);  // anything
+    if (kind < 7) e = 0;                                                               // zero/subnormal
+    else if (narrow) e = static_cast<uint64_t>(std::clamp(centre + static_cast<int>(rng() % 5) - 2, 1, max_e - 1));
+    else e = 1 + rng() % static_cast<uint64_t>(max_e - 1);
+    if (kind < 5 && e == 0) return (sign << (fi.width - 1));  // signed zero
+    return (sign << (fi.width - 1)) | (e << (fi.man_bits + fi.frac_shift)) | frac;
+  }
+};
+
+inline std::vector<std::pair<std::string, ModelRow>> all_rows() {
+  std::vector<std::pair<std::string, ModelRow>> v;
+  for (const Gpu& g : gpus()) {
+    const Model m = *gpu_model(g.name);
+    for (const ModelRow& r : m.rows) v.push_back({std::string(g.name) + " " + r.instr, r});
+  }
+  // Variants the registry does not hold.
+  for (const char* spec : {"custom:base=MI300X,late_rd=single_stage", "custom:base=H100,round=rd",
+                           "custom:base=A100,round=ru,floor=none", "custom:base=MI250,flush_sign=keep",
+                           "custom:base=V100,zero_c=-126,in_sub=0,out_sub=0,product=normalised"})
+  {
+    const Model m = lookup_model(spec);
+    for (const ModelRow& r : m.rows) v.push_back({std::string(spec) + " " + r.instr, r});
+  }
+  return v;
+}
+
+}  // namespace mmaemu::test

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The kernel layer alone: the fast roundings against round_pack, the
+// scalar step kernels against ref::step on random bit patterns for every
+// row, and plan()'s choices. (The SIMD kernels run inside whole GEMMs:
+// tests/driver.) MMAEMU_DIFF_SCALE multiplies the counts; MMAEMU_TEST_SEED
+// changes the seed (tests/common/engine_rows.h).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/engine_rows.h"
+#include "formats/fast_round.h"
+#include "kernels/plan.h"
+#include "ref/reference.h"
+
+using namespace mmaemu;
+using namespace mmaemu::test;
+
+TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision") {
+  std::mt19937_64 rng(kSeed);
+  std::size_t n = 0;
+  for (int t = 0; t < 200000 * static_cast<int>(kScale); ++t) {
+    const bool neg = rng() & 1;
+    uint64_t mag = rng() >> (rng() % 64);
+    if (!mag) mag = 1;
+    const int exp = static_cast<int>(rng() % 400) - 260;
+    const Round r = static_cast<Round>(rng() % 5);
+    const int p32 = rng() % 2 ? 23 : 13, p16 = rng() % 2 ? 10 : 5;
+    const uint64_t want32 = round_pack(Fmt::fp32, neg, mag, exp, false, r, Overflow::inf, p32);
+    const uint64_t want16 = round_pack(Fmt::fp16, neg, mag, exp, false, r, Overflow::inf, p16);
+    const uint32_t got32 = round_fp32(neg, mag, exp, r, p32);
+    const uint32_t got16 = round_fp16(neg, mag, exp, r, p16);
+    if (got32 != want32 || got16 != want16) {
+      INFO("seed " << kSeed << " mag " << hex(mag) << " exp " << exp << " mode " << int(r));
+      CHECK(hex(got32) == hex(want32));
+      CHECK(hex(got16) == hex(want16));
+      break;
+    }
+    n += 2;
+  }
+  // (NaN payloads may differ: the kernels only classify c as NaN.)
+  for (uint32_t h = 0; h < 65536; ++h, ++n)
+    if (!is_nan(Fmt::fp16, h)) REQUIRE(fp16_to_fp32(h) == to_fp32_bits(Fmt::fp16, h));
+  MESSAGE(n << " roundings compared");
+}
+
+TEST_CASE("fast step kernels equal ref::step for every row") {
+  std::size_t total = 0;
+  for (const auto& [name, row] : all_rows()) {
+    const fast::StepFn kernel = fast::plan(row).step;
+    if (!kernel) continue;  // reported by `mmaemu models`; the driver uses ref::step
+    Gen g(kSeed ^ std::hash<std::string>{}(name));
+    const std::size_t step = ref::step_k(row);
+    std::vector<uint64_t> a(step), b(step);
+    std::vector<int32_t> sa(step), ea(step), sb(step), eb(step);
+    std::size_t mism = 0, ran = 0;
+    const std::size_t trials = 100000 * kScale;
+    for (std::size_t t = 0; t < trials; ++t) {
+      const bool narrow = t % 2;
+      const int centre_a = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+      const int centre_b = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+      const std::size_t len = 1 + g.rng() % step;
+      bool special = false;
+      for (std::size_t l = 0; l < len; ++l) {
+        a[l] = g.bits(row.in, narrow, centre_a);
+        b[l] = g.bits(row.in, narrow, centre_b);
+        special |= !fast::pack_element(row, a[l], sa[l], ea[l]);
+        special |= !fast::pack_element(row, b[l], sb[l], eb[l]);
+      }
+      if (special) continue;  // the driver routes such steps to ref::step
+      // c: from the products' neighbourhood or anywhere in the output range.
+      const uint64_t c = g.bits(row.out, narrow, centre_a + centre_b - info(row.in).bias +
+                                                   info(row.out).bias - (t % 3 == 0 ? 20 : 0));
+      const uint64_t want = ref::step(row, len, a.data(), b.data(), c);
+      const uint32_t got = kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(),
+                                  static_cast<uint32_t>(c));
+      ++ran;
+      if (got != want && ++mism <= 3) {
+        std::string in;
+        for (std::size_t l = 0; l < len; ++l) in.append(" ").append(hex(a[l])).append("*").append(hex(b[l]));
+        FAIL_CHECK("seed " << kSeed << " " << name << " " << std::string(info(row.in).name) << "->"
+                           << std::string(info(row.out).name) << " c " << hex(c) << " inputs" << in
+                           << ": ref " << hex(want) << " fast " << hex(got));
+      }
+    }
+    CHECK_MESSAGE(mism == 0, name << ": " << mism << " of " << ran << " steps differ");
+    CHECK(ran > trials / 2);
+    total += ran;
+  }
+  MESSAGE(total << " steps compared");
+}
+
+
+TEST_CASE("plan(): one kernel per row, consistent with its options and with kernel_name") {
+  std::size_t simd = 0;
+  for (const auto& [name, row] : all_rows()) {
+    INFO(name);
+    const fast::KernelPlan p = fast::plan(row);
+    CHECK(std::string(fast::kernel_name(row)) == p.name);
+    // The reference option leaves no kernel; simd_off no SIMD kernel.
+    const fast::KernelPlan r = fast::plan(row, {true, false});
+    CHECK((r.step == nullptr));
+    CHECK(r.macro == fast::Macro::steps);
+    CHECK(!r.simd);
+    const fast::KernelPlan s = fast::plan(row, {false, true});
+    CHECK(!s.simd);
+    CHECK(s.macro != fast::Macro::chain);
+    CHECK((s.step == p.step));
+    // A SIMD step kernel always has its scalar kernel (the hand-back path).
+    if (p.simd) CHECK((p.step != nullptr));
+    if (p.macro == fast::Macro::exact) CHECK((p.step != nullptr));
+    if (p.fp64) CHECK((p.step == nullptr));
+    simd += p.simd || p.macro != fast::Macro::steps;
+  }
+  CHECK(simd > 0);
+}
