@@ -39,7 +39,7 @@ const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
     {"MI250", "fp16"}, {"MI100", "fp16"}, {"MI250", "fp32"},
-    {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (spec §2.12)
+    {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (docs/models.md §2.12)
 };
 
 double now() {

@@ -3,7 +3,7 @@
 // result with RZ or RNE), 16 output columns at a time, one binary compiled
 // for every x86 target Highway knows and dispatched at run time.
 //
-// Per lane (output column) and block, exactly as spec §2.4:
+// Per lane (output column) and block, exactly as docs/models.md §2.4:
 //
 //   E    = max(e_a + e_b over nonzero products, e_c if c != 0, floor)
 //   t_l  = trunc(|m_a m_b| * 2^(F - (E - e_p)))      (each term, toward 0)
@@ -32,7 +32,7 @@
 // (product_sum-inl.h), the c term from its integer significand; S is formed
 // exactly in double, scaled by 2^(E-F) (exact) and converted to float: RNE
 // is the conversion itself; RZ steps back one ulp where the conversion
-// rounded up in magnitude and maps |V| >= 2^128 to Inf (spec §2.9 step 5).
+// rounded up in magnitude and maps |V| >= 2^128 to Inf (docs/models.md §2.9).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/aligned_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SIMD kernel for the CDNA1 exact path (Accumulation::exact: MI100 fp16 and
 // bf16): the products of a block and c summed exactly, one RNE rounding to
-// fp32 (spec §2.8 K; exact_step() in src/ref/reference.cpp). 16 output
+// fp32 (docs/models.md §2.8, exact; exact_step() in src/ref/reference.cpp). 16 output
 // columns at a time, each lane one output element.
 //
 // The exact sum is formed in binary64 whenever that is provably exact, from

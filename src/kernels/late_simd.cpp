@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SIMD step kernel for CDNA3 (MI300) fp16/bf16/xf32: products aligned to
 // their own maximum E_p (F = 24), then c added late with the two-stage
-// round-down of PA Algorithm 1 (spec §2.6), RNE to fp32. 16 lanes.
+// round-down of PA Algorithm 1 (docs/models.md §2.6), RNE to fp32. 16 lanes.
 //
 // A run of blocks is done one vector of lanes at a time, c in a register
 // from block to block (LateFastRun); each block takes the fast path
@@ -102,7 +102,7 @@ HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, c
     const auto zero = hn::Zero(d64), hundred = hn::Set(d64, 100);
     // The product sum S_p * 2^(E_p - F): one group, or the odd/even groups
     // combined by rounding the one with the smaller exponent down onto the
-    // other's grid (spec §2.7 step 4; an empty group has exponent -2^30).
+    // other's grid (docs/models.md §2.7; an empty group has exponent -2^30).
     const auto EA = hn::PromoteTo(d64, hn::LoadU(d32, ep + u)), EB = hn::PromoteTo(d64, hn::LoadU(d32, ep2 + u));
     const auto Ep = hn::Max(EA, EB);
     const auto SA = hn::PromoteTo(dd, hn::LoadU(d32, s01 + u)), SB = hn::PromoteTo(dd, hn::LoadU(d32, s23 + u));

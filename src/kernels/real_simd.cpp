@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SIMD step kernels for the paths that are IEEE arithmetic per output
-// element (spec §2.8 PW, §2.11): the fp32 FMA chain of CDNA1/2/3, the fp64
+// element (docs/models.md §2.8, pairwise, §2.11): the fp32 FMA chain of CDNA1/2/3, the fp64
 // chain of DMMA / f64 MFMA and the CDNA2 pairwise tree. Each lane is one
 // output element; the operations and their order are exactly those of the
 // scalar kernels, so the bits are the same. Fused multiply-add is used only on targets where it is native

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Fast scalar step kernels on pre-decoded operands. The algorithms are those
-// of src/ref/reference.cpp (spec §2), rewritten without allocation, generic
+// of src/ref/reference.cpp (docs/models.md §2), rewritten without allocation, generic
 // decoding or generic rounding; tests/kernels checks bit identity.
 #include "kernels/scalar.h"
 
@@ -22,7 +22,7 @@ uint64_t magnitude(int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : st
 
 uint32_t nan_bits(const ModelRow& row) { return row.out == Fmt::fp16 ? row.nan16 : row.nan32; }
 
-// The accumulator c as an fp32 term (spec §2.4 step 2: fp16 c is read
+// The accumulator c as an fp32 term (docs/models.md §2.4 step 2: fp16 c is read
 // through its fp32 encoding): value = (-1)^neg * sig * 2^(e - 23).
 struct CTerm {
   bool zero, nan, inf, neg;
@@ -59,7 +59,7 @@ uint32_t round_sum(const ModelRow& row, int64_t S, int lsb, Round r) {
   return flush_out(row, round_out(row.out, S < 0, magnitude(S), lsb, r, row.result_frac_bits()));
 }
 
-// |m| * 2^(F - frac - (E - e)), truncated toward zero (spec §2.4 step 4).
+// |m| * 2^(F - frac - (E - e)), truncated toward zero (docs/models.md §2.4 step 4).
 uint64_t align(uint64_t mag, int frac, int e, int E, int F) {
   const int sh = F - frac - (E - e);
   if (sh >= 0) return mag << sh;
@@ -105,7 +105,7 @@ Partial sum_products(const Products& p, int F, int floor, Keep keep) {
   return r;
 }
 
-// Fused block with c early (NVIDIA, spec §2.4).
+// Fused block with c early (NVIDIA, docs/models.md §2.4).
 template <typename Keep>
 uint32_t fused_early(const ModelRow& row, const Products& p, Keep keep, uint32_t c) {
   const CTerm ct = c_term(row.out, c);
@@ -141,7 +141,7 @@ uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
                                                         row.result_frac_bits())));
 }
 
-// Late c with round-down alignment (CDNA3, spec §2.6; see reference.cpp).
+// Late c with round-down alignment (CDNA3, docs/models.md §2.6; see reference.cpp).
 uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Products& p) {
   const int F = row.frac_bits;
   const CTerm ct = c_term(row.out, c);
@@ -179,7 +179,7 @@ uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Pr
 }
 
 // Forms the products of a step from integer operands; returns false (and
-// sets `special`) on product overflow (CDNA2/3, spec §2.2 step 5).
+// sets `special`) on product overflow (CDNA2/3, docs/models.md §2.2 item 4).
 bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, const int32_t* ea,
                    const int32_t* sb, const int32_t* eb, Products& p, uint32_t& special) {
   bool pos = false, neg = false;
@@ -283,7 +283,7 @@ namespace {
 float as_float(uint32_t b) { return std::bit_cast<float>(b); }
 uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
-// FTZ as the pairwise reference applies it (spec §2.8 PW).
+// FTZ as the pairwise reference applies it (docs/models.md §2.8, pairwise).
 float flush(const ModelRow& row, float x, bool keep_sign) {
   if (row.out_subnormals || x == 0.0f || !(std::fabs(x) < 0x1p-126f)) return x;  // NaN too
   return keep_sign && std::signbit(x) ? -0.0f : 0.0f;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The reference block-FMA engine (spec §2). Plain integer arithmetic, one
+// The reference block-FMA engine (docs/models.md §2). Plain integer arithmetic, one
 // function per step of the papers' algorithms; speed is not a goal here.
 #include "ref/reference.h"
 
@@ -40,7 +40,7 @@ bool is_subnormal(Fmt f, const Unpacked& u) {
 }
 
 // ---------------------------------------------------------------------------
-// Special values (spec §2.10): decided over one step before any arithmetic.
+// Special values (docs/models.md §2.10): decided over one step before any arithmetic.
 //   any NaN input, 0 * Inf, or +Inf and -Inf together -> NaN (NaN first);
 //   otherwise an infinite product or c -> that infinity.
 
@@ -67,7 +67,7 @@ Special specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
   return {};
 }
 
-// The products a_i*b_i of one step as the unit forms them (spec §2.3).
+// The products a_i*b_i of one step as the unit forms them (docs/models.md §2.3).
 // Zero products are dropped: they never take part in the alignment.
 // `index` keeps each product's k position (for odd/even and pair grouping).
 struct Product {
@@ -93,7 +93,7 @@ std::vector<Product> products(const ModelRow& row, Fmt in, std::size_t k, const 
   return ps;
 }
 
-// CDNA2/CDNA3 product overflow (spec §2.2 step 5): |p| >= 2^128 gives the
+// CDNA2/CDNA3 product overflow (docs/models.md §2.2 item 4): |p| >= 2^128 gives the
 // product's signed infinity, or NaN when such products have both signs.
 Special product_overflow(const ModelRow& row, const std::vector<Product>& ps) {
   bool pos = false, neg = false;
@@ -105,7 +105,7 @@ Special product_overflow(const ModelRow& row, const std::vector<Product>& ps) {
 }
 
 // The accumulator as a term: from its fp32 encoding even for fp16 outputs
-// (spec §2.4 step 2), so a subnormal fp32 c has exponent -126.
+// (docs/models.md §2.4 step 2), so a subnormal fp32 c has exponent -126.
 std::optional<Term> c_term(Fmt out, uint64_t c) {
   const Fmt wide = out == Fmt::fp16 ? Fmt::fp32 : out;
   const Unpacked u = decode(wide, out == Fmt::fp16 ? to_fp32_bits(out, c) : c);
@@ -114,7 +114,7 @@ std::optional<Term> c_term(Fmt out, uint64_t c) {
 }
 
 // ---------------------------------------------------------------------------
-// Aligned summation (spec §2.4 steps 3-5).
+// Aligned summation (docs/models.md §2.4 steps 3-5).
 //
 //   2^E                    2^(E-F)
 //    |                        |
@@ -180,7 +180,7 @@ uint64_t round_partial(const ModelRow& row, int64_t S, int lsb_exp, Round r) {
                                    row.result_frac_bits()));
 }
 
-// One fused block with c early (NVIDIA, spec §2.4): the terms are the
+// One fused block with c early (NVIDIA, docs/models.md §2.4): the terms are the
 // products and c, unless c = 0 (which then does not move the alignment,
 // or does at zero_c_exp when zero_c_is_term).
 uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64_t c) {
@@ -196,7 +196,7 @@ uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64
   return round_partial(row, p.S, p.E - row.frac_bits, row.final_round);
 }
 
-// Combines the odd and even groups of CDNA3 fp8 (spec §2.7 step 4): the
+// Combines the odd and even groups of CDNA3 fp8 (docs/models.md §2.7): the
 // group with the smaller exponent is shifted to the larger one and rounded
 // down at F fraction bits.
 Partial combine_rd(const Partial& x, const Partial& y) {
@@ -209,7 +209,7 @@ Partial combine_rd(const Partial& x, const Partial& y) {
   return p;
 }
 
-// c added after the product sum with round-down alignment (CDNA3, spec §2.6).
+// c added after the product sum with round-down alignment (CDNA3, docs/models.md §2.6).
 //
 // Products dominate (E_p >= e_c): c is rounded down to the F-bit grid of
 // 2^E_p, added exactly, and the sum rounded once (RNE).
@@ -303,7 +303,7 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
     b = wb.data();
   }
   const Unpacked cu = decode(row.out, c);
-  // A late c (spec §2.12) is no term of the fused sum: it enters by a
+  // A late c (docs/models.md §2.12) is no term of the fused sum: it enters by a
   // separate IEEE addition, so a special product sum meets it there, and a
   // sum that overflows to +Inf plus c = -Inf is NaN, not c.
   const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
@@ -325,7 +325,7 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
       uint64_t t;
       if (row.grouping == Grouping::pair_interleave) {
         // Positions {0,1,4,5,...} then {2,3,6,7,...}, chained through the
-        // output format (spec §2.12 steps 2-4).
+        // output format (docs/models.md §2.12 steps 2-4).
         const uint64_t t1 = fused_early(row, terms_where(ps, [](std::size_t i) { return i % 4 < 2; }), c0);
         t = fused_early(row, terms_where(ps, [](std::size_t i) { return i % 4 >= 2; }), t1);
       } else {
@@ -354,7 +354,7 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
   return 0;
 }
 
-// CDNA1 (spec §2.8 K): c and the block's products summed exactly, one RNE.
+// CDNA1 (docs/models.md §2.8, exact): c and the block's products summed exactly, one RNE.
 uint64_t exact_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                     uint64_t c) {
   const Unpacked cu = decode(row.out, c);
@@ -415,7 +415,7 @@ struct Ieee {
   }
 };
 
-// CDNA2 (spec §2.8 PW): products rounded to fp32, a pairwise tree of fp32
+// CDNA2 (docs/models.md §2.8, pairwise): products rounded to fp32, a pairwise tree of fp32
 // additions, c added last; FTZ of inputs, c, products and every sum.
 uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                        uint64_t c) {
@@ -437,7 +437,7 @@ uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, co
   return is_nan(row.out, d) ? nan_result(row) : d;
 }
 
-// fp32 / fp64 inputs (spec §2.11): d = fma(a_i, b_i, d), i = 1..k, IEEE.
+// fp32 / fp64 inputs (docs/models.md §2.11): d = fma(a_i, b_i, d), i = 1..k, IEEE.
 uint64_t fma_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                   uint64_t c) {
   const Ieee op{row, row.out};

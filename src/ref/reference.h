@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The scalar reference engine: D = A*B + C of one model row, written to be
-// read, in exact integer arithmetic (spec §2, §3). Every optimised kernel
+// read, in exact integer arithmetic (docs/models.md §2). Every optimised kernel
 // must return the same bits.
 #pragma once
 

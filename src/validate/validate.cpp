@@ -131,7 +131,7 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
   // Chunks of samples (bounded memory, progress on long runs): the unit's
   // inputs, the fast engine, the comparison. The files hold fp32 patterns
   // of values of the input format; tf32/xf32 units read only the top 10
-  // fraction bits (truncation, spec §2.11).
+  // fraction bits (truncation, docs/models.md §2.11).
   const std::size_t n = s.count(), k = s.k, chunk = std::size_t{1} << 16;
   std::vector<uint64_t> a(std::min(n, chunk) * k), b(a.size()), c(std::min(n, chunk)), got(c.size());
   const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Special values on the interleaved fp8 mma.sync rows with fp16 output
-// (H100/H200/B200 e4m3/e5m2 -> fp16, spec §2.12): c is added after the two
+// (H100/H200/B200 e4m3/e5m2 -> fp16, docs/models.md §2.12): c is added after the two
 // chained half-sums by a separate IEEE addition in fp16, so it is no term of
 // the fused sum. A half-sum that overflows to +Inf plus c = -Inf is NaN.
 //

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Test oracles for src/formats, written independently of format.cpp:
-//  * the format table is copied from model-spec.md §0 (not taken from info()),
+//  * the format table is copied from docs/models.md §0 (not taken from info()),
 //  * values are computed from the bit fields with ldexp,
 //  * rounding is done by MPFR: x / 2^q is rounded to an integer with mpfr_rint
 //    (mpfr_round for ties-away), q = max(floor(log2|x|), emin) - p, which is
@@ -40,7 +40,7 @@ static_assert(sizeof(unsigned long) == 8, "the MPFR oracle passes 64-bit magnitu
 
 enum class Kind : uint8_t { ieee, fn, fnuz };
 
-// One row of model-spec.md §0.
+// One row of docs/models.md §0.
 struct Spec {
   Fmt fmt;
   const char* name;
@@ -152,7 +152,7 @@ struct Counter {
 };
 
 // ---------------------------------------------------------------------------
-// Decoding oracle: the value from the bit fields, as model-spec §0 defines it:
+// Decoding oracle: the value from the bit fields, as docs/models.md §0 defines it:
 // (-1)^s * 2^(E-bias) * (1 + F/2^m) for E > 0, (-1)^s * 2^(1-bias) * F/2^m for E = 0.
 
 struct Ref {
@@ -210,7 +210,7 @@ inline const std::vector<std::pair<double, uint64_t>>& value_table(const Spec& s
   return tables[static_cast<size_t>(s.fmt)];
 }
 
-// Expected special encodings (model-spec §0 "specials" column).
+// Expected special encodings (docs/models.md §0 "specials" column).
 inline uint64_t nan_bits(const Spec& s, bool neg) {
   switch (s.kind) {
     case Kind::ieee: {

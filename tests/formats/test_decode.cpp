@@ -40,7 +40,7 @@ std::string ctx_pat(const Spec& s, uint64_t b) { return std::string(s.name) + " 
 
 }  // namespace
 
-TEST_CASE("info() matches the format table of model-spec §0") {
+TEST_CASE("info() matches the format table of docs/models.md §0") {
   Counter c("info table");
   for (const Spec& s : kSpecs) {
     const mmaemu::FormatInfo& fi = mmaemu::info(s.fmt);

@@ -53,7 +53,7 @@ TEST_CASE("fragment layouts match the PTX ISA formulas at sample points") {
   CHECK(fr::a_1688_tf32(6, 2).col == 6);
   CHECK(fr::b_1688_tf32(6, 1).row == 6);
   // m16n8k32 fp8: a0..a3 row g, a4..a7 row g+8, a8..a11 row g with k + 16; thread t of the
-  // first quad holds k = 4t..4t+3 and 16+4t..16+4t+3 of row 0 (model-spec 4.1).
+  // first quad holds k = 4t..4t+3 and 16+4t..16+4t+3 of row 0 (docs/models.md §4.1).
   CHECK(fr::a_16832(5, 9).row == 1);
   CHECK(fr::a_16832(5, 9).col == 21);
   CHECK(fr::a_16832(5, 5).row == 9);

@@ -64,7 +64,7 @@ TEST_CASE("every registry row belongs to some GPU, every GPU pair has a GEMM row
   MESSAGE(rows().size() << " rows in " << used.size() << " families");
 }
 
-TEST_CASE("the instructions that produced the public data (spec §4.3)") {
+TEST_CASE("the instructions that produced the public data (docs/models.md §4.3)") {
   const Model h100 = lookup_model("H100"), b200 = lookup_model("B200");
   CHECK(std::string(h100.find_data_source(Fmt::e4m3, Fmt::fp32)->instr) == "wgmma.scale-d=0");
   CHECK(h100.find_data_source(Fmt::e4m3, Fmt::fp32)->ignores_c);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The test vectors of model-spec.md §6, run through the reference engine.
+// The test vectors of docs/models.md §6, run through the reference engine.
 //
 // §6.1 NVIDIA (PN-*), §6.2 CDNA1 (F, G, H), §6.3 CDNA2 (I, J, J2n), §6.4 CDNA3
 // (K, L, M, N) and the model-derived vectors of §6.5. The expected value is
@@ -8,10 +8,10 @@
 // Parameterised families (j = ..., n = ..., permutations, both signs) are
 // tested in full wherever the family is realisable in the input format.
 //
-// Conventions (spec §6): unlisted products are a_i = b_i = 0, c = +0, the
+// Conventions (docs/models.md §6): unlisted products are a_i = b_i = 0, c = +0, the
 // result is compared bit for bit; products are realised with the factors of
 // the "realisation" column (the factorisation changes the alignment on NVIDIA
-// and CDNA3, spec §2.3). Positions in the helpers are 1-based like the spec.
+// and CDNA3, docs/models.md §2.3). Positions in the helpers are 1-based like the spec.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 

@@ -8,7 +8,7 @@
 //
 //   mma.sync  m16n8k16 f16/bf16 (sm_80+), m16n8k8 tf32 (sm_80+),
 //             m16n8k32 e4m3/e5m2 (sm_89+; on sm_90 ptxas lowers it to fp16
-//             HMMA, the interleaved path of model-spec §2.12)
+//             HMMA, the interleaved path of docs/models.md §2.12)
 //   wmma      16x16x16 f16 (sm_70+), bf16 (sm_80+), 16x16x8 tf32 (sm_80+)
 //   wgmma     m64n8k32 e4m3/e5m2, A and B from shared memory, non-zero C
 //             (sm_90a only: compiled under __CUDA_ARCH_FEAT_SM90_ALL)
