@@ -3,7 +3,7 @@
 // its valid values, a one-line doc, its parser and printer, and which
 // accumulation paths read it (docs/models.md explains each parameter).
 // custom: overrides, the row checks, their error texts, `mmaemu models`
-// (--keys, --dump) and the README's key list all come from this table.
+// (--keys, --dump) and the key list of docs/models.md all come from this table.
 #pragma once
 
 #include <array>
@@ -85,7 +85,7 @@ const char* path_name(Accumulation a);
 std::string key_list();
 
 /// `mmaemu models --keys`: key, values, paths reading it, doc; as a
-/// Markdown table when `markdown` (the README's key list).
+/// Markdown table when `markdown` (the key list of docs/models.md).
 std::string describe_keys(bool markdown);
 
 /// Every field of one row, "key value" per line.

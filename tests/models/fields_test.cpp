@@ -2,7 +2,7 @@
 // The field table (src/models/fields.h): every key either changes bits on
 // every accumulation path that accepts it, or is refused; registry rows hold
 // the fixed value in every field their path does not read; the checked-in
-// dump of every row and the README's key list equal the table.
+// dump of every row and docs/models.md's key list equal the table.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -240,8 +240,8 @@ TEST_CASE("the checked-in dump of every row equals the registry") {
                 "a registry row changed: review it and run mmaemu models --dump > tests/models/rows.txt");
 }
 
-TEST_CASE("the README's key list is the field table's") {
-  const std::string readme = read_text(MMAEMU_SOURCE_DIR "/README.md");
+TEST_CASE("docs/models.md's key list is the field table's") {
+  const std::string readme = read_text(MMAEMU_SOURCE_DIR "/docs/models.md");
   const std::string begin = "<!-- custom-keys: mmaemu models --keys --markdown -->\n", end = "<!-- /custom-keys -->";
   const std::size_t b = readme.find(begin), e = readme.find(end);
   REQUIRE(b != std::string::npos);
