@@ -29,7 +29,7 @@ void scaled_fp8_gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::si
   const int threads = thread_count(spec.threads);
   const std::size_t nb = std::min<std::size_t>(n, std::max<std::size_t>(16, (std::size_t{32} << 20) / (8 * m)));
   std::vector<float> main(m * nb), piece(m * nb);
-  const Epilogue epi{row, 1.0, 0.0, false, Fmt::fp32, D, ldd, threads};
+  const MainEpilogue epi{row, 1.0, 0.0, false, Fmt::fp32, D, ldd, threads};
   for (std::size_t j0 = 0; j0 < n; j0 += nb) {
     const Block blk{m, j0, std::min(nb, n - j0), threads};
     fill_zero(blk, main.data());

@@ -77,7 +77,7 @@ void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::
   nb = std::min(nb, n);
   std::vector<T> main(m * nb), piece(m * nb), acc(slice_acc ? m * nb : 0);
   std::vector<std::vector<T>> parts(tree ? slices.size() : 0, std::vector<T>(m * nb));
-  const Epilogue epi{row, alpha, beta, spec.accumulate_into_c, c_storage, C, ldc, threads};
+  const MainEpilogue epi{row, alpha, beta, spec.accumulate_into_c, c_storage, C, ldc, threads};
   for (std::size_t j0 = 0; j0 < n; j0 += nb) {
     const std::size_t nc = std::min(nb, n - j0);
     const Block blk{m, j0, nc, threads};
@@ -247,7 +247,7 @@ void add_into(const Block& b, T* dst, const T* src) {
 }
 
 template <typename T>
-void init_main(const Epilogue& e, const Block& b, T* main) {
+void init_main(const MainEpilogue& e, const Block& b, T* main) {
   if (!(e.into_c && e.beta != 0.0)) return fill_zero(b, main);
   const Fmt F = sizeof(T) == 8 ? Fmt::fp64 : Fmt::fp32;
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
@@ -262,7 +262,7 @@ void init_main(const Epilogue& e, const Block& b, T* main) {
 //   otherwise:            D = alpha*x  (x itself when alpha = 1)
 // NaN becomes the unit's NaN pattern of the storage format.
 template <typename T>
-void store_main(const Epilogue& e, const Block& b, const T* main) {
+void store_main(const MainEpilogue& e, const Block& b, const T* main) {
   const Fmt F = sizeof(T) == 8 ? Fmt::fp64 : Fmt::fp32;
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
   const ModelRow& row = e.row;
@@ -297,9 +297,9 @@ template void fill_zero(const Block&, float*);
 template void fill_zero(const Block&, double*);
 template void add_into(const Block&, float*, const float*);
 template void add_into(const Block&, double*, const double*);
-template void init_main(const Epilogue&, const Block&, float*);
-template void init_main(const Epilogue&, const Block&, double*);
-template void store_main(const Epilogue&, const Block&, const float*);
-template void store_main(const Epilogue&, const Block&, const double*);
+template void init_main(const MainEpilogue&, const Block&, float*);
+template void init_main(const MainEpilogue&, const Block&, double*);
+template void store_main(const MainEpilogue&, const Block&, const float*);
+template void store_main(const MainEpilogue&, const Block&, const double*);
 
 }  // namespace mmaemu::driver

@@ -17,7 +17,7 @@ struct Block {
 };
 
 /// What the epilogue needs (the arguments of driver::gemm).
-struct Epilogue {
+struct MainEpilogue {
   const ModelRow& row;
   double alpha, beta;
   bool into_c;
@@ -38,9 +38,9 @@ template <typename T>
 void add_into(const Block& b, T* dst, const T* src);
 /// main = +0, or beta*C rounded once (accumulate-into-C, beta != 0).
 template <typename T>
-void init_main(const Epilogue& e, const Block& b, T* main);
+void init_main(const MainEpilogue& e, const Block& b, T* main);
 /// D = the epilogue of main, stored into C's block.
 template <typename T>
-void store_main(const Epilogue& e, const Block& b, const T* main);
+void store_main(const MainEpilogue& e, const Block& b, const T* main);
 
 }  // namespace mmaemu::driver
