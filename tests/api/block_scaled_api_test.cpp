@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/api_model.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_units.h"
@@ -18,11 +19,7 @@
 
 namespace {
 
-struct Model {
-  mmaemu_model* m = nullptr;
-  explicit Model(const char* name) { REQUIRE(mmaemu_model_lookup(name, &m) == MMAEMU_OK); }
-  ~Model() { mmaemu_model_free(m); }
-};
+using Model = mmaemu::test::ApiModel;
 
 // Random codes of a format (any code, NaN included) and scales.
 std::vector<uint8_t> random_codes(std::mt19937_64& rng, size_t n, int width) {

@@ -13,15 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "common/api_model.h"
 #include "mmaemu/mmaemu.h"
 
 namespace {
 
-struct Model {
-  mmaemu_model* m = nullptr;
-  explicit Model(const char* name) { REQUIRE(mmaemu_model_lookup(name, &m) == MMAEMU_OK); }
-  ~Model() { mmaemu_model_free(m); }
-};
+using Model = mmaemu::test::ApiModel;
 
 std::vector<float> random_matrix(std::mt19937& rng, size_t rows, size_t cols) {
   std::normal_distribution<float> normal;
