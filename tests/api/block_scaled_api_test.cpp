@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "common/api_model.h"
 #include "formats/fp4_packing.h"
+#include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 
 namespace {
 
-using Model = mmaemu::test::ApiModel;
+using Model = api_test::Handle;
 
 // Random codes of a format (any code, NaN included) and scales.
 std::vector<uint8_t> random_codes(std::mt19937_64& rng, size_t n, int width) {

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "common/api_model.h"
+#include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 
 namespace {
 
-using Model = mmaemu::test::ApiModel;
+using Model = api_test::Handle;
 
 std::vector<float> random_matrix(std::mt19937& rng, size_t rows, size_t cols) {
   std::normal_distribution<float> normal;
