@@ -6,6 +6,9 @@
 //                [--csv FILE] [--repeat R] [--schedule S]
 // --schedule runs every row under one schedule (promote:128, splitk:4, ...;
 // a combination as in the C API); the rows then name it.
+// The block-scaled rows (mxfp8, nvfp4: the shim's sgemm policies, through
+// mmaemu_sgemm_block_scaled, quantisation timed) run on the reference engine,
+// one thread whatever --threads says; by default only at n <= their max_n.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -32,7 +35,13 @@ namespace {
 // defaults (lookup_model).
 struct Case {
   std::string model, input;
+  int max_n = 0;  // the default sizes above this are skipped (0: none)
 };
+
+bool block_scaled_policy(const std::string& input) {
+  mmaemu_block_scale_desc desc;
+  return mmaemu_parse_block_scaled_policy(input.c_str(), &desc) == MMAEMU_OK;
+}
 
 // The representative rows of the fast-engine issue.
 const std::vector<Case> kDefaultCases = {
@@ -40,6 +49,7 @@ const std::vector<Case> kDefaultCases = {
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
     {"MI250", "fp16"}, {"MI100", "fp16"}, {"MI250", "fp32"},
     {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (docs/models.md §2.12)
+    {"B200", "mxfp8", 256}, {"B200", "nvfp4", 256},  // block-scaled (reference engine)
 };
 
 double now() {
@@ -103,11 +113,12 @@ int main(int argc, char** argv) {
   std::string only_model, only_input, csv_file, schedule;
   std::vector<int> sizes = {256, 1024, 2048, 4096}, threads = {1, 2};
   int repeat = 0;
+  bool sizes_given = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (arg("--model")) only_model = argv[++i];
     else if (arg("--input")) only_input = argv[++i];
-    else if (arg("--n")) sizes = int_list(argv[++i]);
+    else if (arg("--n")) sizes = int_list(argv[++i]), sizes_given = true;
     else if (arg("--threads")) threads = int_list(argv[++i]);
     else if (arg("--csv")) csv_file = argv[++i];
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
@@ -126,6 +137,13 @@ int main(int argc, char** argv) {
         sel.push_back(c);
     if (sel.empty()) sel.push_back({only_model.empty() ? "H100" : only_model, only_input.empty() ? "fp16" : only_input});
     cases = sel;
+  }
+  if (!schedule.empty()) {  // a block-scaled row has no schedule to run under
+    std::erase_if(cases, [](const Case& c) { return block_scaled_policy(c.input); });
+    if (cases.empty()) {
+      std::fprintf(stderr, "mmaemu-bench: --schedule does not apply to the block-scaled policies\n");
+      return 2;
+    }
   }
 
   FILE* csv = csv_file.empty() ? nullptr : std::fopen(csv_file.c_str(), "w");
@@ -152,6 +170,7 @@ int main(int argc, char** argv) {
                     C.data(), n);
       });
       for (const Case& c : cases) {
+        if (c.max_n && !sizes_given && n > c.max_n) continue;
         mmaemu_model* h = nullptr;
         if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
           std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
@@ -159,7 +178,8 @@ int main(int argc, char** argv) {
         }
         mmaemu_gemm_options opt;
         mmaemu_gemm_options_init(&opt);
-        if (mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
+        const bool scaled = block_scaled_policy(c.input);
+        if (!scaled && mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
           std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
           return 2;
         }
@@ -167,8 +187,11 @@ int main(int argc, char** argv) {
         opt.schedule = schedule.empty() ? nullptr : schedule.c_str();
         int status = MMAEMU_OK;
         const double t_emu = best_time(r, [&] {
-          status = mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0, A.data(),
-                               n, B.data(), n, 0.0, C.data(), n);
+          status = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
+                                                      MMAEMU_NO_TRANS, n, n, n, 1.0f, A.data(), n, B.data(), n,
+                                                      0.0f, C.data(), n)
+                          : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0,
+                                        A.data(), n, B.data(), n, 0.0, C.data(), n);
         });
         mmaemu_model_free(h);
         if (status != MMAEMU_OK) {

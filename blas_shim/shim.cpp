@@ -92,10 +92,14 @@ std::string mmaemu_shim::select(Config& cfg, const std::string& name, const std:
   if (mmaemu_model_lookup(name.c_str(), &cfg.model) != MMAEMU_OK) return std::string(model_var) + ": " + mmaemu_last_error();
   cfg.policy = policy.empty() ? mmaemu_default_policy(cfg.model) : policy;
   int m, n, k;
-  if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK)
+  cfg.block_scaled = false;
+  if (is_block_scaled_policy(cfg.policy)) {
+    if (std::string error = select_block_scaled(cfg, policy_var); !error.empty()) return error;
+  } else if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK) {
     return std::string(policy_var) + ": " + mmaemu_last_error();
-  if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK)
+  } else if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK) {
     return std::string(policy_var) + "=" + cfg.policy + ": " + mmaemu_last_error();
+  }
   if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
     return std::string("MMA_DGEMM=model: ") + mmaemu_last_error();
   // MMA_SCHEDULE (cfg.options.schedule): checked now against the sgemm unit,
@@ -292,9 +296,17 @@ void gemm_col(const char* name, Gemm kind, char ta, char tb, int m, int n, int k
     opt.c_storage = opt.output = MMAEMU_FP32;
     opt.saturate = 0;
   }
-  const int status = mmaemu_gemm(cfg.model, &opt, MMAEMU_COL_MAJOR, ta == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
-                                 tb == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS, m, n, k, alpha, A, lda, B, ldb, beta,
-                                 C, ldc);
+  const mmaemu_transpose a_op = ta == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS, b_op = tb == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS;
+  if (kind == Gemm::s && cfg.block_scaled) {  // quantise, then the block-scaled unit
+    if (mmaemu_sgemm_block_scaled(cfg.model, cfg.policy.c_str(), MMAEMU_COL_MAJOR, a_op, b_op, m, n, k,
+                                  static_cast<float>(alpha), static_cast<const float*>(A), lda,
+                                  static_cast<const float*>(B), ldb, static_cast<float>(beta),
+                                  static_cast<float*>(C), ldc) != MMAEMU_OK)
+      fail_call(name);
+    return;
+  }
+  const int status =
+      mmaemu_gemm(cfg.model, &opt, MMAEMU_COL_MAJOR, a_op, b_op, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (status != MMAEMU_OK) fail_call(name);
 }
 
@@ -399,26 +411,26 @@ struct SyrkCall {
 
 // C(i0:i0+rows, j0:j0+cols) (column-major, ldc) = the GEMM tile of op(A) op(A)^T.
 void syrk_tile(const SyrkCall& s, int i0, int rows, int j0, int cols, float* C, int ldc) {
-  const Config& cfg = config();
   const bool notrans = s.trans == 'N';
   // op(A) is n x k: A (n x k) if 'N', else A^T with A k x n; row i of op(A)
   // starts at A + i ('N') or A + i*lda ('T').
   auto row_of = [&](int i) {
     return s.A + (notrans ? static_cast<std::size_t>(i) : static_cast<std::size_t>(i) * s.lda);
   };
-  if (mmaemu_gemm(cfg.model, &cfg.options, MMAEMU_COL_MAJOR, notrans ? MMAEMU_NO_TRANS : MMAEMU_TRANS,
-                  notrans ? MMAEMU_TRANS : MMAEMU_NO_TRANS, rows, cols, s.k, s.alpha, row_of(i0), s.lda, row_of(j0),
-                  s.lda, s.beta, C, ldc) != MMAEMU_OK)
-    fail_call("SSYRK ");
+  gemm_col("SSYRK ", Gemm::s, notrans ? 'N' : 'T', notrans ? 'T' : 'N', rows, cols, s.k, s.alpha, row_of(i0),
+           s.lda, row_of(j0), s.lda, s.beta, C, ldc);
 }
 
 void syrk_col(const SyrkCall& s, float* C, int ldc) {
   auto at = [&](float* base, int ld, int i, int j) { return base + static_cast<std::size_t>(j) * ld + i; };
-  const std::size_t tile = static_cast<std::size_t>(std::min(kSyrkTile, std::max(1, s.n)));
+  // A block-scaled policy quantises the whole operand (nvfp4: one scale per
+  // tensor), so the product is made whole and no tile sees part of A.
+  const int step = config().block_scaled ? std::max(1, s.n) : kSyrkTile;
+  const std::size_t tile = static_cast<std::size_t>(std::min(step, std::max(1, s.n)));
   std::vector<float> W;
   no_throw("SSYRK ", [&] { W.assign(tile * tile, 0.0f); });
-  for (int j0 = 0; j0 < s.n; j0 += kSyrkTile) {
-    const int nb = std::min(kSyrkTile, s.n - j0);
+  for (int j0 = 0; j0 < s.n; j0 += step) {
+    const int nb = std::min(step, s.n - j0);
     // The diagonal tile through W: the triangle from C (read only if beta != 0).
     auto in_tri = [&](int i, int j) { return s.uplo == 'U' ? i <= j : i >= j; };
     for (int j = 0; j < nb; ++j)

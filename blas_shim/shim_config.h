@@ -16,6 +16,7 @@ struct Config {
   mmaemu_model* model = nullptr;  // null: forward everything
   std::string model_name;         // as named (MMA_MODEL or mmaemu_shim_set)
   std::string policy;             // sgemm / ssyrk input policy
+  bool block_scaled = false;      // policy is mxfp8, ..., nvfp4 (scaled_sgemm.cpp)
   mmaemu_gemm_options options{};
   bool emulate_dgemm = false;     // MMA_DGEMM=model
   bool verbose = false;
@@ -30,6 +31,14 @@ const Config& env_config();
 /// error, prefixed by the names the user set them with (shim.cpp).
 std::string select(Config& cfg, const std::string& name, const std::string& policy, const char* model_var,
                    const char* policy_var);
+
+/// True for the block-scaled policies (mxfp8, ..., nvfp4).
+bool is_block_scaled_policy(const std::string& policy);
+
+/// select() for a block-scaled policy: refuses a model without the unit
+/// (naming those that have it) and settings the path does not read
+/// (scaled_sgemm.cpp).
+std::string select_block_scaled(Config& cfg, const char* policy_var);
 
 /// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native".
 std::string describe(const Config& cfg);

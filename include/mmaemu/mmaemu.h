@@ -339,6 +339,28 @@ MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int
                                  const uint8_t* codes, const uint8_t* scales, float global_scale,
                                  float* x);
 
+/** Parses a block-scaled sgemm input policy: "mxfp8" (e4m3), "mxfp8:e5m2",
+ *  "mxfp6" (e2m3), "mxfp6:e3m2", "mxfp4" (UE8M0 per 32) or "nvfp4" (e2m1,
+ *  UE4M3 per 16, per-tensor scales) into desc (other fields at their
+ *  defaults). MMAEMU_ERR_ARGUMENT (listing them) for any other name. */
+MMAEMU_API int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc* desc);
+
+/**
+ * @brief sgemm from fp32 under a block-scaled policy: quantises op(A)'s rows
+ *        and op(B)'s columns per block along k (mmaemu_quantize_mx, or for
+ *        nvfp4 mmaemu_nvfp4_global_scale per operand then
+ *        mmaemu_quantize_nvfp4), then runs mmaemu_gemm_block_scaled (unit
+ *        auto, gpu-blas accumulation). k not a multiple of the block: the
+ *        last block is quantised short and padded with zero codes. CBLAS
+ *        conventions otherwise.
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT, or MMAEMU_ERR_UNSUPPORTED (the
+ *         model has no unit for the policy)
+ */
+MMAEMU_API int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
+                                         mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
+                                         float alpha, const float* A, int lda, const float* B, int ldb,
+                                         float beta, float* C, int ldc);
+
 /* ---- Formats and conversions (src/api/convert.cpp) --------------------- */
 
 /** Canonical name of a format ("fp16", "e4m3fnuz", ...); NULL if `f` is not

@@ -265,3 +265,108 @@ int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size
 }
 
 }  // extern "C"
+
+// ---- sgemm under a block-scaled input policy (the BLAS shim's drop-in) ----
+
+namespace {
+
+struct ScaledPolicy {
+  const char* name;
+  mmaemu_format element, scale;
+  int block;
+};
+// docs/block-scaled.md: OCP MX (UE8M0 per 32) and NVFP4 (UE4M3 per 16 and a
+// per-tensor fp32 scale).
+constexpr ScaledPolicy kScaledPolicies[] = {
+    {"mxfp8", MMAEMU_E4M3, MMAEMU_UE8M0, 32}, {"mxfp8:e5m2", MMAEMU_E5M2, MMAEMU_UE8M0, 32},
+    {"mxfp6", MMAEMU_E2M3, MMAEMU_UE8M0, 32}, {"mxfp6:e3m2", MMAEMU_E3M2, MMAEMU_UE8M0, 32},
+    {"mxfp4", MMAEMU_E2M1, MMAEMU_UE8M0, 32}, {"nvfp4", MMAEMU_E2M1, MMAEMU_UE4M3, 16}};
+
+const ScaledPolicy& scaled_policy(const char* policy) {
+  std::string valid;
+  for (const ScaledPolicy& p : kScaledPolicies) {
+    if (policy && std::string(policy) == p.name) return p;
+    valid += std::string(valid.empty() ? "" : ", ") + p.name;
+  }
+  throw std::invalid_argument(std::string("'") + (policy ? policy : "(null)") +
+                              "' is not a block-scaled policy (valid: " + valid + ")");
+}
+
+// Quantises n fp32 rows of length k (x, k contiguous) into rows of kp codes
+// and kp/block scales: OCP MX per block, or NVFP4 with the tensor's global
+// scale (returned: the decode scale; 1 for MX). Codes past k stay 0.
+float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, const std::vector<float>& x,
+                    std::vector<uint8_t>& codes, std::vector<uint8_t>& scales) {
+  const size_t kb = kp / p.block;
+  codes.assign(rows * kp, 0);
+  scales.assign(rows * kb, 0);
+  if (k == 0) return 1.0f;
+  if (p.scale == MMAEMU_UE8M0) {
+    for (size_t r = 0; r < rows; ++r)
+      quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
+    return 1.0f;
+  }
+  const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
+  for (size_t r = 0; r < rows; ++r) quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]);
+  return g.decode;
+}
+
+}  // namespace
+
+extern "C" {
+
+int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc* desc) {
+  return guarded([&] {
+    require(desc, "null descriptor");
+    const ScaledPolicy& p = scaled_policy(policy);
+    mmaemu_block_scale_desc_init(desc);
+    desc->a_format = desc->b_format = p.element;
+    desc->scale_format = p.scale;
+    desc->block_size = p.block;
+    return MMAEMU_OK;
+  });
+}
+
+int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
+                              mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
+                              const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  mmaemu_block_scale_desc desc;
+  if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
+  int status = MMAEMU_OK;
+  const int outer = guarded_scaled([&] {
+    resolve(model, &desc);  // the model has the unit
+    require(layout == MMAEMU_ROW_MAJOR || layout == MMAEMU_COL_MAJOR, "layout must be row or column major");
+    require(trans_ok(ta) && trans_ok(tb), "bad transpose");
+    require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
+    const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
+    const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs, KB = KP / bs;
+    check_ld("A", row, at, M, K, lda);
+    check_ld("B", row, bt, K, N, ldb);
+    check_ld("C", row, false, M, N, ldc);
+    require(M * N == 0 || K == 0 || (A && B), "null A or B");
+    require(M * N == 0 || C, "null C");
+    if (M == 0 || N == 0) return MMAEMU_OK;
+    // op(A) by rows and op(B) by columns, k contiguous, zero-padded to KP:
+    // k is padded with zeros to a whole block (a zero leaves every block's
+    // amax, so its scale, as quantising the short block would).
+    const ScaledPolicy& p = scaled_policy(policy);
+    std::vector<float> Af(M * KP, 0.0f), Bf(N * KP, 0.0f);
+    for (size_t i = 0; i < M; ++i)
+      for (size_t l = 0; l < K; ++l) Af[i * KP + l] = A[offset(row, at, i, l, lda)];
+    for (size_t j = 0; j < N; ++j)
+      for (size_t l = 0; l < K; ++l) Bf[j * KP + l] = B[offset(row, bt, l, j, ldb)];
+    std::vector<uint8_t> Aq, SA, Bq, SB;
+    desc.a_global_scale = quantise_rows(p, M, K, KP, Af, Aq, SA);
+    desc.b_global_scale = quantise_rows(p, N, K, KP, Bf, Bq, SB);
+    // Aq is M x KP row-major, Bq N x KP row-major (op(B)^T): in the caller's
+    // layout, a row-major matrix is the transpose of a column-major one.
+    const mmaemu_transpose a_op = row ? MMAEMU_NO_TRANS : MMAEMU_TRANS, b_op = row ? MMAEMU_TRANS : MMAEMU_NO_TRANS;
+    const int kp = static_cast<int>(KP), kb = static_cast<int>(std::max<size_t>(KB, 1));
+    status = mmaemu_gemm_block_scaled(model, &desc, layout, a_op, b_op, m, n, kp, alpha, Aq.data(), std::max(kp, 1),
+                                      SA.data(), kb, Bq.data(), std::max(kp, 1), SB.data(), kb, beta, C, ldc);
+    return MMAEMU_OK;
+  });
+  return outer != MMAEMU_OK ? outer : status;
+}
+
+}  // extern "C"

@@ -12,17 +12,14 @@
 #include <vector>
 
 #include "formats/fp4_packing.h"
+#include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 
 namespace {
 
-struct Model {
-  mmaemu_model* m = nullptr;
-  explicit Model(const char* name) { REQUIRE(mmaemu_model_lookup(name, &m) == MMAEMU_OK); }
-  ~Model() { mmaemu_model_free(m); }
-};
+using Model = api_test::Handle;
 
 // Random codes of a format (any code, NaN included) and scales.
 std::vector<uint8_t> random_codes(std::mt19937_64& rng, size_t n, int width) {
