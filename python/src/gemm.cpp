@@ -9,21 +9,12 @@
 #include "common.h"
 
 namespace mmaemu_py {
-namespace {
-
-bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_FP32; }
 
 int dim(py::ssize_t v, const char* what) {
   if (v > INT_MAX) throw py::value_error(std::string(what) + " = " + std::to_string(v) + " exceeds the C API's int range");
   return static_cast<int>(v);
 }
 
-// Row-major operand: C-contiguous as it is, Fortran-contiguous as the
-// transpose of a C-contiguous array; anything else is refused.
-struct Layout {
-  mmaemu_transpose trans;
-  int ld;
-};
 Layout layout_of(const py::array& x, const char* arg) {
   const bool c = x.flags() & py::array::c_style, f = x.flags() & py::array::f_style;
   if (c) return {MMAEMU_NO_TRANS, std::max(1, dim(x.shape(1), "a dimension"))};
@@ -43,6 +34,10 @@ mmaemu_accumulate accumulate_arg(const std::string& a) {
   if (a == "into-c" || a == "accumulate-into-c") return MMAEMU_ACC_INTO_C;
   throw py::value_error("unknown accumulate '" + a + "' (valid: gpu-blas, into-c)");
 }
+
+namespace {
+
+bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_FP32; }
 
 // input=: a policy ("fp16", "tf32:rna", ...) or fp64; None: the operands'
 // code format, else the model's sgemm default policy.
@@ -64,7 +59,8 @@ void set_input(mmaemu_gemm_options& opt, const ModelHandle& model, const py::obj
 py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle& model_obj, const py::object& input,
                  const py::object& output, const py::object& c_in, double alpha, double beta,
                  const std::string& accumulate, const py::object& rounding, const py::object& saturate,
-                 const py::object& a_format, const py::object& b_format, const py::object& c_format, int threads) {
+                 const py::object& a_format, const py::object& b_format, const py::object& c_format,
+                 const py::object& schedule, int threads) {
   const ModelHandle model = model_arg(model_obj);
   check_2d(a_in, "a");
   check_2d(b_in, "b");
@@ -85,6 +81,9 @@ py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle&
   if (output.is_none()) opt.output = opt.input == MMAEMU_FP64 ? MMAEMU_FP64 : MMAEMU_FP32;
   opt.accumulate = accumulate_arg(accumulate);
   opt.threads = threads;
+  // The C API checks the schedule (a bad one is MMAEMU_ERR_ARGUMENT with the syntax).
+  const std::string schedule_text = schedule.is_none() ? std::string() : schedule.cast<std::string>();
+  opt.schedule = schedule_text.c_str();
   // C and the result: values (float32/float64) for float operands, codes of
   // the output format for code operands, unless c_format says otherwise.
   const bool float_operands = is_value_format(opt.a_storage) && is_value_format(opt.b_storage);
@@ -157,7 +156,7 @@ void bind_gemm(py::module_& m) {
         py::arg("output") = py::none(), py::arg("c") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
         py::arg("accumulate") = "gpu-blas", py::arg("rounding") = py::none(), py::arg("saturate") = py::none(),
         py::arg("a_format") = py::none(), py::arg("b_format") = py::none(), py::arg("c_format") = py::none(),
-        py::arg("threads") = 0, "See mmaemu.matmul.");
+        py::arg("schedule") = py::none(), py::arg("threads") = 0, "See mmaemu.matmul.");
   m.def("tile", &tile, py::arg("model"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::kw_only(),
         py::arg("input") = py::none(), py::arg("output") = "fp32", "See mmaemu.tile.");
 }
