@@ -201,43 +201,45 @@ py::array gemm_block_scaled(const py::array& a_in, const py::object& sa_in, cons
   return d;
 }
 
+/// A block quantisation's arrays: float32 values in, uint8 codes and scales out.
+struct BlockQuantisation {
+  py::array x, codes, scales;
+  std::size_t n() const { return static_cast<std::size_t>(x.size()); }
+  const float* values() const { return static_cast<const float*>(x.data()); }
+  uint8_t* code_data() { return static_cast<uint8_t*>(codes.mutable_data()); }
+  uint8_t* scale_data() { return static_cast<uint8_t*>(scales.mutable_data()); }
+};
+
+BlockQuantisation block_quantisation(const py::array& x_in, int block, const char* what) {
+  const py::array x = blocked_values(x_in, block, what);
+  return {x, py::array(py::dtype("uint8"), shape_of(x)), py::array(py::dtype("uint8"), scales_shape(x, block))};
+}
+
 py::tuple quantize_mx(const py::array& x_in, const std::string& element, int block_size) {
   const mmaemu_format f = format_arg(element);
-  const py::array x = blocked_values(x_in, block_size, "quantize_mx");
-  py::array codes(py::dtype("uint8"), shape_of(x));
-  py::array scales(py::dtype("uint8"), scales_shape(x, block_size));
-  const auto n = static_cast<std::size_t>(x.size());
-  const auto* px = static_cast<const float*>(x.data());
-  auto* pc = static_cast<uint8_t*>(codes.mutable_data());
-  auto* ps = static_cast<uint8_t*>(scales.mutable_data());
+  BlockQuantisation q = block_quantisation(x_in, block_size, "quantize_mx");
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_quantize_mx(f, block_size, n, px, pc, ps);
+    status = mmaemu_quantize_mx(f, block_size, q.n(), q.values(), q.code_data(), q.scale_data());
   }
   check(status);
-  return py::make_tuple(codes, scales);
+  return py::make_tuple(q.codes, q.scales);
 }
 
 constexpr int kNvfp4Block = 16;  // NVFP4: one UE4M3 scale per 16 e2m1 values
 
 py::tuple quantize_nvfp4(const py::array& x_in) {
-  const py::array x = blocked_values(x_in, kNvfp4Block, "quantize_nvfp4");
-  py::array codes(py::dtype("uint8"), shape_of(x));
-  py::array scales(py::dtype("uint8"), scales_shape(x, kNvfp4Block));
-  const auto n = static_cast<std::size_t>(x.size());
-  const auto* px = static_cast<const float*>(x.data());
-  auto* pc = static_cast<uint8_t*>(codes.mutable_data());
-  auto* ps = static_cast<uint8_t*>(scales.mutable_data());
+  BlockQuantisation q = block_quantisation(x_in, kNvfp4Block, "quantize_nvfp4");
   float encode = 1.0f, decode = 1.0f;
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_nvfp4_global_scale(n, px, &encode, &decode);
-    if (status == MMAEMU_OK) status = mmaemu_quantize_nvfp4(n, px, encode, pc, ps);
+    status = mmaemu_nvfp4_global_scale(q.n(), q.values(), &encode, &decode);
+    if (status == MMAEMU_OK) status = mmaemu_quantize_nvfp4(q.n(), q.values(), encode, q.code_data(), q.scale_data());
   }
   check(status);
-  return py::make_tuple(codes, scales, decode);
+  return py::make_tuple(q.codes, q.scales, decode);
 }
 
 py::array dequantize(const py::array& codes_in, const py::array& scales_in, const std::string& element,
