@@ -37,7 +37,8 @@ __all__ = [
 
 
 def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0, accumulate="gpu-blas",
-           rounding=None, saturate=None, a_format=None, b_format=None, c_format=None, schedule=None, threads=0):
+           rounding=None, saturate=None, a_format=None, b_format=None, c_format=None, threads=0,
+           schedule="chain"):
     """D = alpha * A @ B (+ beta * C) on `model`'s matrix unit (mmaemu_gemm).
 
     a (m x k), b (k x n): float64/float32/float16 arrays, or codes (uint8,
@@ -56,11 +57,10 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     c, beta: C is read only when beta != 0. accumulate: "gpu-blas" (the unit
     accumulates from zero, then D = alpha*acc + beta*C in fp32, as a vendor
     BLAS epilogue) or "into-c" (beta*C is the chain's first accumulator).
-    schedule: how the unit's partial sums over k combine (README, "Schedules"):
-    None or "chain" (one accumulator along k), "promote:P" (pieces of P
-    elements of k, each from +0, added to a binary32 main accumulator),
-    "splitk:S", "splitk:S:tree", "splitk:S,promote:P".
     threads: 0 uses MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores.
+    schedule: how the unit's partial sums over k combine (README, "Schedules"):
+    "chain" (one accumulator along k), "promote:P", "splitk:S", "splitk:S:tree",
+    or a combination such as "splitk:2+promote:128".
 
     Returns D (m x n): float32 values (float64 for fp64 output) for float
     operands; codes of the output format (e.g. uint16 fp16 codes) for code
@@ -68,7 +68,7 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     """
     return _mmaemu.matmul(a, b, model, input=input, output=output, c=c, alpha=alpha, beta=beta,
                           accumulate=accumulate, rounding=rounding, saturate=saturate, a_format=a_format,
-                          b_format=b_format, c_format=c_format, schedule=schedule, threads=threads)
+                          b_format=b_format, c_format=c_format, threads=threads, schedule=schedule)
 
 
 def tile(model, a, b, c=None, *, input=None, output="fp32"):

@@ -59,8 +59,8 @@ void set_input(mmaemu_gemm_options& opt, const ModelHandle& model, const py::obj
 py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle& model_obj, const py::object& input,
                  const py::object& output, const py::object& c_in, double alpha, double beta,
                  const std::string& accumulate, const py::object& rounding, const py::object& saturate,
-                 const py::object& a_format, const py::object& b_format, const py::object& c_format,
-                 const py::object& schedule, int threads) {
+                 const py::object& a_format, const py::object& b_format, const py::object& c_format, int threads,
+                 const std::string& schedule) {
   const ModelHandle model = model_arg(model_obj);
   check_2d(a_in, "a");
   check_2d(b_in, "b");
@@ -81,9 +81,7 @@ py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle&
   if (output.is_none()) opt.output = opt.input == MMAEMU_FP64 ? MMAEMU_FP64 : MMAEMU_FP32;
   opt.accumulate = accumulate_arg(accumulate);
   opt.threads = threads;
-  // The C API checks the schedule (a bad one is MMAEMU_ERR_ARGUMENT with the syntax).
-  const std::string schedule_text = schedule.is_none() ? std::string() : schedule.cast<std::string>();
-  opt.schedule = schedule_text.c_str();
+  opt.schedule = schedule.c_str();  // "chain", "promote:128", "splitk:4", ...: checked by mmaemu_gemm
   // C and the result: values (float32/float64) for float operands, codes of
   // the output format for code operands, unless c_format says otherwise.
   const bool float_operands = is_value_format(opt.a_storage) && is_value_format(opt.b_storage);
@@ -156,7 +154,7 @@ void bind_gemm(py::module_& m) {
         py::arg("output") = py::none(), py::arg("c") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
         py::arg("accumulate") = "gpu-blas", py::arg("rounding") = py::none(), py::arg("saturate") = py::none(),
         py::arg("a_format") = py::none(), py::arg("b_format") = py::none(), py::arg("c_format") = py::none(),
-        py::arg("schedule") = py::none(), py::arg("threads") = 0, "See mmaemu.matmul.");
+        py::arg("threads") = 0, py::arg("schedule") = "chain", "See mmaemu.matmul.");
   m.def("tile", &tile, py::arg("model"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::kw_only(),
         py::arg("input") = py::none(), py::arg("output") = "fp32", "See mmaemu.tile.");
 }

@@ -49,9 +49,9 @@ class CApi:
         self.check(self.lib.mmaemu_model_lookup(name.encode(), ctypes.byref(h)))
         return h
 
-    def gemm(self, model, options, a, b, c, alpha, beta, trans_a=False):
-        """Row-major gemm; options: the 9 ints of mmaemu_gemm_options (schedule: chain)."""
-        opt = GemmOptions(*options)
+    def gemm(self, model, options, a, b, c, alpha, beta, trans_a=False, schedule=None):
+        """Row-major gemm; options: the 9 ints of mmaemu_gemm_options; schedule None: chain."""
+        opt = GemmOptions(*options, schedule.encode() if schedule else None)
         m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
         n = b.shape[1]
         h = self.model(model)

@@ -89,6 +89,36 @@ def test_threads_give_the_same_bits():
         assert_same_bits(mmaemu.matmul(a, b, "B200", input="bf16", threads=t), one, f"threads={t}")
 
 
+@pytest.mark.parametrize("schedule", ["promote:128", "splitk:3", "splitk:3:tree", "splitk:2+promote:64"])
+def test_schedules_match_the_c_api(capi, schedule):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((24, 389)).astype(np.float32)
+    b = rng.standard_normal((389, 20)).astype(np.float32)
+    c = rng.standard_normal((24, 20)).astype(np.float32)
+    got = mmaemu.matmul(a, b, "H100", input="e4m3", c=c, beta=0.5, schedule=schedule)
+    want = capi.gemm("H100", options("fp32", "fp32", "fp32", "e4m3", "fp32", "rne", 1), a, b, c.copy(), 1.0, 0.5,
+                     schedule=schedule)
+    assert_same_bits(got, want, f"H100 e4m3 {schedule}")
+    chain = mmaemu.matmul(a, b, "H100", input="e4m3", c=c, beta=0.5)
+    assert (got.view(np.uint32) != chain.view(np.uint32)).any(), "the schedule changed no bit (test cannot fail)"
+
+
+def test_promote_is_the_fp32_sum_of_pieces():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((16, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 12)).astype(np.float32)
+    got = mmaemu.matmul(a, b, "H100", input="fp16", schedule="promote:128")
+    p0 = mmaemu.matmul(np.ascontiguousarray(a[:, :128]), b[:128], "H100", input="fp16")
+    p1 = mmaemu.matmul(np.ascontiguousarray(a[:, 128:]), b[128:], "H100", input="fp16")
+    assert_same_bits(got, (np.float32(0) + p0) + p1, "promote:128 = p0 + p1 in binary32")
+
+
+def test_bad_schedule_raises():
+    a = np.ones((4, 48), np.float32)
+    with pytest.raises(mmaemu.Error, match="not a multiple of the instruction k"):
+        mmaemu.matmul(a, a.T, "H100", input="fp16", schedule="promote:24")
+
+
 @pytest.mark.parametrize("model,fin,fout", UNITS, ids=[f"{m}-{i}-{o}" for m, i, o in UNITS])
 def test_tile_on_every_unit(capi, model, fin, fout):
     m, n, k = mmaemu.Model(model).tile_shape(fin, fout)
