@@ -31,7 +31,8 @@ from ._shim import ShimNotLoadedError, emulate, shim_setting  # noqa: F401
 __all__ = [
     "Error", "UnknownModelError", "UnsupportedError", "ShimNotLoadedError", "Model", "models", "formats",
     "storage_dtype", "version", "matmul", "tile", "convert", "decode", "probe", "compare", "emulate",
-    "shim_setting",
+    "shim_setting", "gemm_fp8_scaled", "quantize_fp8_blocks", "gemm_block_scaled", "quantize_mx",
+    "quantize_nvfp4", "dequantize",
 ]
 
 
@@ -120,3 +121,81 @@ def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
     product of the operands rounded to `input`), seconds.
     """
     return _mmaemu.compare(a, b, models, input=input, output=output, threads=threads)
+
+
+def gemm_fp8_scaled(a, a_scales, b, b_scales, model, *, format="e4m3", block_k=128, block_n=128, b_trans=False,
+                    threads=0):
+    """Fine-grained scaled fp8 GEMM (DeepSeek-V3 / DeepGEMM; mmaemu_gemm_fp8_scaled).
+
+    a: m x k uint8 codes of `format` ("e4m3" or "e5m2"); a_scales: float32
+    m x ceil(k/block_k); b: k x n codes (n x k with b_trans, DeepGEMM's
+    layout); b_scales: float32 ceil(k/block_k) x ceil(n/block_n). For each k
+    block in order the unit sums the block from +0, then
+    main = fma(partial, fl32(sa * sb), main) in binary32. Returns D, float32 m x n.
+    """
+    return _mmaemu.gemm_fp8_scaled(a, a_scales, b, b_scales, model, format=format, block_k=block_k,
+                                   block_n=block_n, b_trans=b_trans, threads=threads)
+
+
+def quantize_fp8_blocks(x, format="e4m3", block_rows=1, block_cols=128):
+    """float32 x (2-D) to fp8 codes in blocks of block_rows x block_cols
+    (A: 1 x 128, B: 128 x 128; mmaemu_quantize_fp8_blocks).
+
+    Returns (codes uint8 like x, scales float32 ceil(rows/block_rows) x
+    ceil(cols/block_cols)): scale = fl32(amax / max finite), code =
+    fp8(fl32(x / scale)), RNE, saturating. NaN or Inf in x raises.
+    """
+    return _mmaemu.quantize_fp8_blocks(x, format, block_rows, block_cols)
+
+
+def gemm_block_scaled(a, sa, b, sb, model, *, a_format, b_format=None, scale_format="ue8m0", block_size=32,
+                      unit="auto", a_global_scale=1.0, b_global_scale=1.0, c=None, alpha=1.0, beta=0.0,
+                      accumulate="gpu-blas", narrow_subnormals_normalize=False):
+    """Block-scaled GEMM (MXFP8/6/4, NVFP4, unscaled fp8/fp6/fp4; mmaemu_gemm_block_scaled).
+
+    a: m x k uint8 element codes of a_format ("e4m3", "e5m2", "e3m2",
+    "e2m3", "e2m1"; one code per byte), b: k x n codes of b_format (default
+    a_format). sa: m x k/block_size, sb: k/block_size x n scale codes of
+    scale_format ("ue8m0", "ue4m3"), one per block_size (32, 16) elements
+    along k; block_size 0: no scales (sa = sb = None). C-contiguous operands
+    and their transposes (Fortran order) are read in place; each scale array
+    is laid out like its operand (copied if not). unit: "auto", "t", "st",
+    "gst" (docs/block-scaled.md). D = alpha*g_a*g_b*(A (x) B) + beta*C, float32 m x n.
+    """
+    return _mmaemu.gemm_block_scaled(a, sa, b, sb, model, a_format=a_format, b_format=b_format,
+                                     scale_format=scale_format, block_size=block_size, unit=unit,
+                                     a_global_scale=a_global_scale, b_global_scale=b_global_scale, c=c, alpha=alpha,
+                                     beta=beta, accumulate=accumulate,
+                                     narrow_subnormals_normalize=narrow_subnormals_normalize)
+
+
+def quantize_mx(x, element, block_size=32):
+    """OCP MX quantisation of float32 x in blocks of block_size consecutive
+    values along its last axis (mmaemu_quantize_mx).
+
+    Returns (codes, scales): uint8 codes of `element` (x's shape) and uint8
+    UE8M0 scales (the last axis divided by block_size). For an operand b
+    (k x n), blocked along k: quantise b.T and pass the transposes, codes.T
+    and scales.T, to gemm_block_scaled (read in place).
+    """
+    return _mmaemu.quantize_mx(x, element, block_size)
+
+
+def quantize_nvfp4(x):
+    """NVFP4 quantisation of float32 x (mmaemu_nvfp4_global_scale, mmaemu_quantize_nvfp4).
+
+    The per-tensor scale comes from all of x; one UE4M3 scale per 16
+    consecutive values along the last axis. Returns (codes, scales,
+    global_scale): uint8 e2m1 codes (x's shape), uint8 UE4M3 scales, and the
+    float decode scale (pass it as a_global_scale / b_global_scale).
+    """
+    return _mmaemu.quantize_nvfp4(x)
+
+
+def dequantize(codes, scales, element, scale_format="ue8m0", block_size=32, global_scale=1.0):
+    """codes * scale of their block * global_scale, rounded once to float32 (mmaemu_dequantize).
+
+    codes: uint8 of `element`; scales: uint8 of scale_format, codes' shape
+    with the last axis divided by block_size.
+    """
+    return _mmaemu.dequantize(codes, scales, element, scale_format, block_size, global_scale)

@@ -53,9 +53,24 @@ mmaemu_rounding rounding_arg(const std::string& name);
 /// format it should hold).
 void check_dtype(const py::array& a, const py::dtype& want, const char* arg, const std::string& why);
 
+/// v as the C API's int; refuses larger values (message names `what`).
+int dim(py::ssize_t v, const char* what);
+/// Refuses an array that is not 2-D (message names the argument).
+void check_2d(const py::array& x, const char* arg);
+/// Row-major operand: C-contiguous as it is, Fortran-contiguous as the
+/// transpose of a C-contiguous array; anything else is refused.
+struct Layout {
+  mmaemu_transpose trans;
+  int ld;
+};
+Layout layout_of(const py::array& x, const char* arg);
+/// "gpu-blas" or "into-c".
+mmaemu_accumulate accumulate_arg(const std::string& a);
+
 void bind_models(py::module_& m);
 void bind_formats(py::module_& m);
 void bind_gemm(py::module_& m);
 void bind_analysis(py::module_& m);
+void bind_scaled(py::module_& m);
 
 }  // namespace mmaemu_py

@@ -9,21 +9,12 @@
 #include "common.h"
 
 namespace mmaemu_py {
-namespace {
-
-bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_FP32; }
 
 int dim(py::ssize_t v, const char* what) {
   if (v > INT_MAX) throw py::value_error(std::string(what) + " = " + std::to_string(v) + " exceeds the C API's int range");
   return static_cast<int>(v);
 }
 
-// Row-major operand: C-contiguous as it is, Fortran-contiguous as the
-// transpose of a C-contiguous array; anything else is refused.
-struct Layout {
-  mmaemu_transpose trans;
-  int ld;
-};
 Layout layout_of(const py::array& x, const char* arg) {
   const bool c = x.flags() & py::array::c_style, f = x.flags() & py::array::f_style;
   if (c) return {MMAEMU_NO_TRANS, std::max(1, dim(x.shape(1), "a dimension"))};
@@ -43,6 +34,10 @@ mmaemu_accumulate accumulate_arg(const std::string& a) {
   if (a == "into-c" || a == "accumulate-into-c") return MMAEMU_ACC_INTO_C;
   throw py::value_error("unknown accumulate '" + a + "' (valid: gpu-blas, into-c)");
 }
+
+namespace {
+
+bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_FP32; }
 
 // input=: a policy ("fp16", "tf32:rna", ...) or fp64; None: the operands'
 // code format, else the model's sgemm default policy.
