@@ -7,6 +7,7 @@
 //   mmaemu experiment NAME [...] the papers' experiments (multiword)
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/plan.h"
 #include "kernels/simd.h"
 #include "models/model.h"
+#include "validate/convert.h"
 #include "validate/validate.h"
 
 namespace {
@@ -74,7 +76,28 @@ int cmd_models(const std::vector<std::string>& args) {
   return 0;
 }
 
+// mmaemu validate --convert SRC DST: the sets as .npy files.
+int cmd_validate_convert(const std::vector<std::string>& args) {
+  if (args.size() != 3) {
+    std::fprintf(stderr, "usage: mmaemu validate --convert SRC DST\n");
+    return 2;
+  }
+  try {
+    validate::convert_sets(args[1], args[2], std::cout);
+    return 0;
+  } catch (const validate::DataError& e) {
+    std::cout.flush();
+    std::fprintf(stderr, "mmaemu validate --convert: %s\n", e.what());
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cout.flush();
+    std::fprintf(stderr, "mmaemu validate --convert: %s\n", e.what());
+    return 2;
+  }
+}
+
 int cmd_validate(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "--convert") return cmd_validate_convert(args);
   std::vector<std::string> roots;
   std::string errata_file;
   bool bad_option = false, no_errata = false;
@@ -85,7 +108,8 @@ int cmd_validate(const std::vector<std::string>& args) {
     else roots.push_back(args[i]);
   }
   if (roots.empty() || bad_option) {
-    std::fprintf(stderr, "usage: mmaemu validate [--errata FILE | --no-errata] ROOT...\n");
+    std::fprintf(stderr, "usage: mmaemu validate [--errata FILE | --no-errata] ROOT...\n"
+                         "       mmaemu validate --convert SRC DST\n");
     return 2;
   }
   try {
@@ -109,7 +133,10 @@ void usage(FILE* f) {
                "  validate [--errata FILE | --no-errata] ROOT...\n"
                "                      compare the models with data in ROOT/<GPU>/<format>/;\n"
                "                      reference samples known to be wrong (the bundled errata,\n"
-               "                      or FILE) are reported apart\n"
+               "                      or FILE) are reported apart; a set's .npy files are\n"
+               "                      read in place of its .txt files\n"
+               "  validate --convert SRC DST\n"
+               "                      write the sets under SRC as .npy files under DST\n"
                "  probe --model M --input F [--output O] [--instr I]\n"
                "                      detect a unit's numerical features with the papers'\n"
                "                      test vectors, the unit used as a black box\n"

@@ -7,6 +7,9 @@
 //   ROOT/<GPU>/<fmt>/d_<GPU>_<out>.txt   out = fp32 | fp16 (fp16 widened)
 //   ROOT/<GPU>/<fmt>/instruction.txt     optional: the instruction that
 //                                        produced the set ("mma.sync", ...)
+// Each of the a_, b_, c_, d_ files may instead be a .npy of the same name
+// (fp32 patterns, shape (samples, k) or (samples,); npy.h), read in its
+// place when present: `mmaemu validate --convert` writes them.
 #pragma once
 
 #include <cstdint>
@@ -51,13 +54,22 @@ struct Samples {
   std::size_t k = 0;
   std::vector<uint32_t> a, b;  // n*k, row-major
   std::vector<uint32_t> c, d;  // n
+  std::filesystem::path a_file, b_file, c_file, d_file;  // where they came from
   std::size_t count() const { return c.size(); }
 };
 
+/// The file of a set holding `name` ("a_H100_fp16", ...): name.npy when it
+/// exists, else name.txt.
+std::filesystem::path data_file(const DataSet& set, const std::string& name);
+
+/// Reads the samples (text or .npy, file by file); throws DataError naming
+/// the file and the line (the record, 1-based, in a .npy).
 Samples read_samples(const DataSet& set, const std::string& out);
 
 /// Lines of whitespace-separated 8-digit hex words, k per line (k is set
-/// from the first line); throws DataError naming file and line.
+/// from the first line); throws DataError naming file and line. (The text
+/// readers read the whole file at once and parse by hand: a campaign of
+/// 10^7 samples is bound by the engine, not by parsing.)
 std::vector<uint32_t> read_hex(const std::filesystem::path& file, std::size_t& k);
 
 /// Lines of one 32-character binary string each.

@@ -143,7 +143,7 @@ SetResult run_scaled_set(const DataSet& set, const std::string& out) {
     throw DataError(set.dir, 0, set.instruction + " takes no scales, but the set has sa_/sb_ files");
   }
 
-  SetResult r{set.gpu, std::string(info(fa.fmt).name) + "x" + info(fb.fmt).name, out, set.instruction, n, 0, 0, {}};
+  SetResult r{set.gpu, std::string(info(fa.fmt).name) + "x" + info(fb.fmt).name, out, set.instruction, n, 0, 0, {}, fd};
   for (std::size_t i = 0; i < n; ++i) {
     const uint64_t c0 = convert(Fmt::fp32, of, c[i], Round::rne);
     const uint64_t got = ref::scaled_chain(*unit, of, fa.fmt, fb.fmt, k, &a[i * k], nb ? &sa[i * nb] : nullptr,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "validate/validate.h"
 
+#include "validate/sample_engine.h"
 #include "validate/scaled_set.h"
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 
 #include <boost/math/special_functions/beta.hpp>
 
-#include "driver/fast_dot.h"
 
 namespace mmaemu::validate {
 extern const char* const kBundledErrata;  // errata_data.cpp, generated
@@ -109,6 +109,19 @@ uint64_t file_checksum(const std::filesystem::path& file) {
   return h;
 }
 
+uint64_t text_checksum(const std::vector<uint32_t>& d) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](unsigned char ch) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  };
+  for (uint32_t x : d) {
+    for (int i = 31; i >= 0; --i) add(static_cast<unsigned char>('0' + ((x >> i) & 1)));
+    add('\n');
+  }
+  return h;
+}
+
 SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata, const Progress& progress) {
   if (is_scaled_instruction(set.instruction)) return run_scaled_set(set, out);  // docs/block-scaled.md
   Model model;
@@ -120,41 +133,55 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
   const ModelRow& row = row_for(model, set, out);
   const Samples s = read_samples(set, out);
 
-  SetResult r{set.gpu, info(row.in).name, out, row.instr, s.count(), 0, 0, {}};
+  SetResult r{set.gpu, info(row.in).name, out, row.instr, s.count(), 0, 0, {}, s.d_file};
   const std::set<std::size_t>* known_bad = nullptr;
   if (errata) {
+    // Keyed by the text file's name: a .npy written by --convert holds the
+    // same samples, checked by the checksum of their text form.
     const std::string d_file = join({"d_", set.gpu, "_", out, ".txt"});
     auto it = errata->entries.find(join({set.gpu, "/", set.fmt, "/", d_file}));
-    if (it != errata->entries.end() && it->second.checksum == file_checksum(set.dir / d_file))
+    if (it != errata->entries.end() &&
+        it->second.checksum == (s.d_file.extension() == ".npy" ? text_checksum(s.d) : file_checksum(s.d_file)))
       known_bad = &it->second.lines;
   }
   // Chunks of samples (bounded memory, progress on long runs): the unit's
   // inputs, the fast engine, the comparison. The files hold fp32 patterns
   // of values of the input format; tf32/xf32 units read only the top 10
   // fraction bits (truncation, docs/models.md §2.11).
-  const std::size_t n = s.count(), k = s.k, chunk = std::size_t{1} << 16;
-  std::vector<uint64_t> a(std::min(n, chunk) * k), b(a.size()), c(std::min(n, chunk)), got(c.size());
-  const std::string a_file = join({"a_", set.gpu, "_", set.fmt, ".txt"});
-  const Round rm = row.in == Fmt::tf32 ? Round::rz : Round::rne;
+  // Chunks of 2^15 operands (the packed chunk, 1 MiB, stays in the caches).
+  const std::size_t n = s.count(), k = s.k, chunk = std::max<std::size_t>(64, (std::size_t{1} << 15) / k);
+  Operands a, b;
+  a.resize(std::min(n, chunk) * k), b.resize(std::min(n, chunk) * k);
+  std::vector<uint64_t> c(std::min(n, chunk)), got(c.size());
+  Elements elements(row, 2 * n * k);
+  auto bad_value_error = [&](std::size_t j, bool in_a) {
+    throw DataError(in_a ? s.a_file : s.b_file, j / k + 1,
+                    "value " + hex((in_a ? s.a : s.b)[j], Fmt::fp32) + " is not a " + info(row.in).name);
+  };
+  // A value that is not a row.in: the first one in the order a[0], b[0],
+  // a[1], ... (a chunk's a values are read before its b values).
+  auto bad_value = [&](bool in_a, std::size_t j, std::size_t chunk_start) {
+    if (in_a)
+      for (std::size_t i = chunk_start; i < j; ++i)
+        if (!elements(s.b[i]).exact) return bad_value_error(i, false);
+    bad_value_error(j, in_a);
+  };
   for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
     const std::size_t m = std::min(chunk, n - i0);
-    for (std::size_t i = 0; i < m * k; ++i) {
-      for (auto [src, dst] : {std::pair{&s.a, &a}, std::pair{&s.b, &b}}) {
-        const uint32_t x = (*src)[i0 * k + i];
-        const uint64_t v = convert(Fmt::fp32, row.in, x, rm);
-        // (-0 has no fnuz encoding and reads as +0.)
-        const bool zero = (x & 0x7FFFFFFFu) == 0;
-        if (row.in != Fmt::tf32 && !zero && to_fp32_bits(row.in, v) != x && !is_nan(Fmt::fp32, x))
-          throw DataError(set.dir / (src == &s.a ? a_file : join({"b_", set.gpu, "_", set.fmt, ".txt"})),
-                          i0 + i / k + 1, "value " + hex(x, Fmt::fp32) + " is not a " + info(row.in).name);
-        (*dst)[i] = v;
+    auto load = [&](const std::vector<uint32_t>& src, Operands& dst, bool in_a) {
+      for (std::size_t i = 0; i < m * k; ++i) {
+        const Element e = elements(src[i0 * k + i]);
+        if (!e.exact) bad_value(in_a, i0 * k + i, i0 * k);
+        dst.set(i, e);
       }
-    }
-    for (std::size_t i = 0; i < m; ++i) c[i] = convert(Fmt::fp32, row.out, s.c[i0 + i], Round::rne);  // __float2half
-    driver::fast_dot_batch(row, m, k, a.data(), b.data(), c.data(), got.data());
+    };
+    load(s.a, a, true);
+    load(s.b, b, false);
+    for (std::size_t i = 0; i < m; ++i) c[i] = output_code(row.out, s.c[i0 + i]);  // __float2half
+    dot_samples(row, m, k, a, b, c.data(), got.data());
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t line = i0 + i + 1;
-      const uint64_t want = convert(Fmt::fp32, row.out, s.d[i0 + i], Round::rne);
+      const uint64_t want = output_code(row.out, s.d[i0 + i]);
       const bool listed = known_bad && known_bad->count(line);
       if (listed && got[i] != want) {
         ++r.excluded;
@@ -209,7 +236,7 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
         os << line;
         const Fmt of = *parse_fmt(out);
         for (const Mismatch& m : r.first)
-          os << "    mismatch at " << (set.dir / join({"d_", set.gpu, "_", out, ".txt"})).string()
+          os << "    mismatch at " << r.d_file.string()
              << ":" << m.line << ": data " << hex(m.expected, of) << ", model "
              << hex(m.got, of) << (m.expected == m.got ? " (listed in the errata)" : "") << "\n";
         total += r.samples;

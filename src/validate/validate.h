@@ -27,6 +27,7 @@ struct SetResult {
   std::size_t samples = 0, mismatches = 0;
   std::size_t excluded = 0;     // listed in the errata and indeed different
   std::vector<Mismatch> first;  // the first few mismatches
+  std::filesystem::path d_file;  // the file whose lines (records) they are
 };
 
 /// Reference samples known to be wrong, keyed by "<GPU>/<fmt>/<d-file>"
@@ -48,6 +49,11 @@ struct Errata {
 
 /// FNV-1a 64-bit checksum of a file's bytes.
 uint64_t file_checksum(const std::filesystem::path& file);
+
+/// file_checksum of the text form of d values: one 32-character binary
+/// string and a newline per value (what `--convert` read, for the errata of
+/// a .npy file).
+uint64_t text_checksum(const std::vector<uint32_t>& d);
 
 /// Bayesian upper bound on the mismatch probability (AMD paper §5.4): the
 /// p with P(p_S < p | N samples, m mismatches) = 1 - eps under a uniform
