@@ -179,7 +179,7 @@ NpyArray read_npy(const fs::path& file) {
 void write_npy(const fs::path& file, const std::vector<std::size_t>& shape, const std::vector<uint32_t>& data) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
   // Spaces and a newline up to a multiple of 64 bytes (with the 10-byte preamble).
-  header.append(63 - (10 + header.size()) % 64, ' ');
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   std::ofstream out(file, std::ios::binary);
   const std::size_t len = header.size();
