@@ -2,8 +2,15 @@
 // mmaemu-bench: emulated GEMM throughput as a ratio to OpenBLAS sgemm on the
 // same matrices in the same run (never a timed test; see README).
 //
-//   mmaemu-bench [--model M] [--input F] [--n N[,N...]] [--threads T[,T...]]
-//                [--csv FILE] [--repeat R] [--schedule S]
+//   mmaemu-bench [--model M] [--input F] [--output F] [--n N[,N...]]
+//                [--shape M,N,K]... [--threads T[,T...]] [--csv FILE]
+//                [--repeat R] [--schedule S] [--validate DIR[,DIR...]]
+// --output: the unit's output format (fp16: the fp16 -> fp16 rows; A, B
+// and C stay fp32 in memory). --n: square products; --shape: any product
+// (repeatable), OpenBLAS timed on the same shape; either replaces the
+// default list (squares n = 64 ... 4096, m = 16 skinny, 10 x 10^6 x 10).
+// --validate: `mmaemu validate` throughput on data sets (text or .npy,
+// mmaemu validate --convert), samples/s per thread count.
 // --schedule runs every row under one schedule (promote:128, splitk:4, ...;
 // a combination as in the C API); the rows then name it.
 // The block-scaled rows (mxfp8, nvfp4: the shim's sgemm policies, through
@@ -26,6 +33,8 @@
 #include "driver/fast_dot.h"
 #include "models/model.h"
 #include "ref/reference.h"
+#include "validate/dataset.h"
+#include "validate/validate.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -36,7 +45,24 @@ namespace {
 struct Case {
   std::string model, input;
   int max_n = 0;  // the default sizes above this are skipped (0: none)
+  std::string output = "fp32";  // the unit's output format
 };
+
+// One product m x n x k (A m x k, B k x n, row-major).
+struct Shape {
+  int m, n, k;
+  std::string name() const {
+    return m == n && n == k ? std::to_string(n) : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+};
+
+// The default products: squares, small ones (numpy programs make many),
+// and skinny ones (m = 16 in inference; the multi-word experiment's
+// (10 x 10^6) * (10^6 x 10), m = n = 10 and k = 10^6; and its short-wide
+// transpose m = k = 10, n = 10^6).
+const std::vector<Shape> kDefaultShapes = {
+    {64, 64, 64},       {128, 128, 128},    {256, 256, 256},  {1024, 1024, 1024},
+    {2048, 2048, 2048}, {4096, 4096, 4096}, {16, 4096, 4096}, {10, 10, 1000000}, {10, 1000000, 10}};
 
 bool block_scaled_policy(const std::string& input) {
   mmaemu_block_scale_desc desc;
@@ -48,6 +74,7 @@ const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
     {"MI250", "fp16"}, {"MI100", "fp16"}, {"MI250", "fp32"},
+    {"H100", "fp16", 0, "fp16"}, {"V100", "fp16", 0, "fp16"},  // fp16 results (RNE fp16 output stage)
     {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (docs/models.md §2.12)
     {"B200", "mxfp8", 256}, {"B200", "nvfp4", 256},  // block-scaled (reference engine)
 };
@@ -106,36 +133,106 @@ void engine_throughput() {
               dots / t_ref, dots / t_fast, sink == 42 ? " " : "");
 }
 
+// "fp32", "fp16", ...: the unit's output format for mmaemu_gemm_options.
+bool parse_output(const std::string& name, mmaemu_format& f) {
+  const std::pair<const char*, mmaemu_format> formats[] = {
+      {"fp32", MMAEMU_FP32}, {"fp16", MMAEMU_FP16}, {"bf16", MMAEMU_BF16}, {"fp64", MMAEMU_FP64}};
+  for (const auto& [n, v] : formats)
+    if (name == n) return f = v, true;
+  std::fprintf(stderr, "mmaemu-bench: unknown output format '%s'; valid: fp32, fp16, bf16, fp64\n", name.c_str());
+  return false;
+}
+
+// "M,N,K" -> a shape (each >= 1).
+bool parse_shape(const char* text, Shape& s) {
+  const std::vector<int> v = int_list(text);
+  if (v.size() != 3 || v[0] < 1 || v[1] < 1 || v[2] < 1) {
+    std::fprintf(stderr, "mmaemu-bench: --shape takes M,N,K (positive integers), got '%s'\n", text);
+    return false;
+  }
+  s = {v[0], v[1], v[2]};
+  return true;
+}
+
+// `mmaemu validate` on the sets under the roots, end to end (reading,
+// conversion, engine, comparison), timed per thread count.
+int validation_throughput(const std::vector<std::string>& roots, const std::vector<int>& threads) {
+  namespace val = mmaemu::validate;
+  std::string names, form;
+  for (const std::string& r : roots) {
+    names += (names.empty() ? "" : ",") + r;
+    for (const val::DataSet& set : val::find_sets(r)) {
+      const std::string f = val::data_file(set, "d_" + set.gpu + "_" + set.outputs[0]).extension().string();
+      form = form.empty() || form == f ? f : "mixed";
+    }
+  }
+  for (int t : threads) {
+    std::ostringstream os;
+    const double t0 = now();
+    try {
+      val::run(roots, os, &val::Errata::bundled(), nullptr, t);
+    } catch (const val::DataError& e) {
+      std::fprintf(stderr, "mmaemu-bench: --validate: %s\n", e.what());
+      return 2;
+    }
+    const double dt = now() - t0;
+    const std::string out = os.str();
+    const std::size_t at = out.rfind("total: ");
+    const std::size_t samples = at == std::string::npos ? 0 : std::strtoull(out.c_str() + at + 7, nullptr, 10);
+    std::printf("validation %s (%s files): %zu samples, %d thread%s, %.3f s: %.3g samples/s (%.3g per thread); %s",
+                names.c_str(), form.c_str(), samples, t, t == 1 ? "" : "s", dt, samples / dt, samples / dt / t,
+                at == std::string::npos ? "\n" : out.c_str() + at);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<Case> cases = kDefaultCases;
-  std::string only_model, only_input, csv_file, schedule;
-  std::vector<int> sizes = {256, 1024, 2048, 4096}, threads = {1, 2};
+  std::string only_model, only_input, only_output, csv_file, schedule;
+  std::vector<Shape> shapes;
+  std::vector<int> threads = {1, 2};
+  std::vector<std::string> validate_roots;
   int repeat = 0;
-  bool sizes_given = false;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    Shape shape{};
     if (arg("--model")) only_model = argv[++i];
     else if (arg("--input")) only_input = argv[++i];
-    else if (arg("--n")) sizes = int_list(argv[++i]), sizes_given = true;
-    else if (arg("--threads")) threads = int_list(argv[++i]);
+    else if (arg("--output")) only_output = argv[++i];
+    else if (arg("--n"))
+      for (int n : int_list(argv[++i])) shapes.push_back({n, n, n});
+    else if (arg("--shape")) {
+      if (!parse_shape(argv[++i], shape)) return 2;
+      shapes.push_back(shape);
+    } else if (arg("--threads")) threads = int_list(argv[++i]);
     else if (arg("--csv")) csv_file = argv[++i];
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
     else if (arg("--schedule")) schedule = argv[++i];
-    else {
+    else if (arg("--validate")) {
+      std::stringstream ss(argv[++i]);
+      for (std::string dir; std::getline(ss, dir, ',');) validate_roots.push_back(dir);
+    } else {
       std::fprintf(stderr,
-                   "usage: mmaemu-bench [--model M] [--input F] [--n N,...] [--threads T,...] "
-                   "[--csv FILE] [--repeat R] [--schedule S]\n");
+                   "usage: mmaemu-bench [--model M] [--input F] [--output F] [--n N,...] [--shape M,N,K]... "
+                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...]\n");
       return 2;
     }
   }
-  if (!only_model.empty() || !only_input.empty()) {
+  const bool sizes_given = !shapes.empty();
+  if (!sizes_given) shapes = kDefaultShapes;
+  mmaemu_format out_fmt = MMAEMU_FP32;
+  if (!only_output.empty() && !parse_output(only_output, out_fmt)) return 2;
+  if (!only_model.empty() || !only_input.empty() || !only_output.empty()) {
     std::vector<Case> sel;
     for (const Case& c : cases)
-      if ((only_model.empty() || c.model == only_model) && (only_input.empty() || c.input == only_input))
+      if ((only_model.empty() || c.model == only_model) && (only_input.empty() || c.input == only_input) &&
+          (only_output.empty() || c.output == only_output))
         sel.push_back(c);
-    if (sel.empty()) sel.push_back({only_model.empty() ? "H100" : only_model, only_input.empty() ? "fp16" : only_input});
+    if (sel.empty())
+      sel.push_back({only_model.empty() ? "H100" : only_model, only_input.empty() ? "fp16" : only_input, 0,
+                     only_output.empty() ? "fp32" : only_output});
     cases = sel;
   }
   if (!schedule.empty()) {  // a block-scaled row has no schedule to run under
@@ -152,25 +249,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (csv) std::fprintf(csv, "model,input,output,n,threads,gflops,openblas_gflops,ratio,peak_rss_mib\n");
-  std::printf("%-13s %-6s %-6s %6s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n", "threads",
-              "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak RSS MiB");
+  std::printf("%-13s %-6s %-6s %14s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n (m x n x k)",
+              "threads", "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak RSS MiB");
 
   std::mt19937_64 rng(2026);
-  for (int n : sizes) {
-    std::vector<float> A(static_cast<std::size_t>(n) * n), B(A.size()), C(A.size());
+  for (const Shape& sh : shapes) {
+    const std::size_t m = static_cast<std::size_t>(sh.m), n = static_cast<std::size_t>(sh.n),
+                      k = static_cast<std::size_t>(sh.k);
+    std::vector<float> A(m * k), B(k * n), C(m * n);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (float& x : A) x = dist(rng);
     for (float& x : B) x = dist(rng);
-    const double flops = 2.0 * n * static_cast<double>(n) * n;
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const std::string shape_name = sh.name();
     for (int t : threads) {
       openblas_set_num_threads(t);
-      const int r = repeat > 0 ? repeat : (n <= 1024 ? 3 : 1);
+      const int r = repeat > 0 ? repeat : (flops <= 2.2e9 ? 3 : 1);
       const double t_blas = best_time(r + 1, [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A.data(), n, B.data(), n, 0.0f,
-                    C.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k, B.data(),
+                    sh.n, 0.0f, C.data(), sh.n);
       });
       for (const Case& c : cases) {
-        if (c.max_n && !sizes_given && n > c.max_n) continue;
+        if (c.max_n && !sizes_given && std::max({sh.m, sh.n, sh.k}) > c.max_n) continue;
         mmaemu_model* h = nullptr;
         if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
           std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
@@ -183,34 +283,40 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
           return 2;
         }
+        if (!parse_output(c.output, opt.output)) return 2;
+        if (scaled && opt.output != MMAEMU_FP32) {
+          std::fprintf(stderr, "mmaemu-bench: the block-scaled rows run with fp32 output only\n");
+          return 2;
+        }
         opt.threads = t;
         opt.schedule = schedule.empty() ? nullptr : schedule.c_str();
         int status = MMAEMU_OK;
         const double t_emu = best_time(r, [&] {
           status = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
-                                                      MMAEMU_NO_TRANS, n, n, n, 1.0f, A.data(), n, B.data(), n,
-                                                      0.0f, C.data(), n)
-                          : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, n, n, n, 1.0,
-                                        A.data(), n, B.data(), n, 0.0, C.data(), n);
+                                                      MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k,
+                                                      B.data(), sh.n, 0.0f, C.data(), sh.n)
+                          : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n,
+                                        sh.k, 1.0, A.data(), sh.k, B.data(), sh.n, 0.0, C.data(), sh.n);
         });
         mmaemu_model_free(h);
         if (status != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s %s: %s\n", c.model.c_str(), c.input.c_str(), mmaemu_last_error());
+          std::fprintf(stderr, "mmaemu-bench: %s %s->%s: %s\n", c.model.c_str(), c.input.c_str(), c.output.c_str(),
+                       mmaemu_last_error());
           return 2;
         }
         const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
-        const char* out = "fp32";
         const std::string name = schedule.empty() ? c.model : c.model + " " + schedule;
-        std::printf("%-13s %-6s %-6s %6d %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(), out,
-                    n, t, g, gb, g / gb, peak_rss_mib());
+        std::printf("%-13s %-6s %-6s %14s %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(),
+                    c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
         std::fflush(stdout);
         if (csv)
-          std::fprintf(csv, "%s,%s,%s,%d,%d,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), out, n, t, g,
-                       gb, g / gb, peak_rss_mib());
+          std::fprintf(csv, "%s,%s,%s,%s,%d,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), c.output.c_str(),
+                       shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
       }
     }
   }
   engine_throughput();
   if (csv) std::fclose(csv);
+  if (!validate_roots.empty()) return validation_throughput(validate_roots, threads);
   return 0;
 }

@@ -122,7 +122,8 @@ uint64_t text_checksum(const std::vector<uint32_t>& d) {
   return h;
 }
 
-SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata, const Progress& progress) {
+SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata, const Progress& progress,
+                  int threads) {
   if (is_scaled_instruction(set.instruction)) return run_scaled_set(set, out);  // docs/block-scaled.md
   Model model;
   try {
@@ -178,7 +179,7 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
     load(s.a, a, true);
     load(s.b, b, false);
     for (std::size_t i = 0; i < m; ++i) c[i] = output_code(row.out, s.c[i0 + i]);  // __float2half
-    dot_samples(row, m, k, a, b, c.data(), got.data());
+    dot_samples(row, m, k, a, b, c.data(), got.data(), threads);
     for (std::size_t i = 0; i < m; ++i) {
       const std::size_t line = i0 + i + 1;
       const uint64_t want = output_code(row.out, s.d[i0 + i]);
@@ -195,7 +196,8 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
   return r;
 }
 
-std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const Errata* errata, std::FILE* progress) {
+std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const Errata* errata, std::FILE* progress,
+                int threads) {
   // A progress line (stderr) once a set has run for more than 2 s.
   using clock = std::chrono::steady_clock;
   auto last = clock::now();
@@ -227,7 +229,7 @@ std::size_t run(const std::vector<std::string>& roots, std::ostream& os, const E
       for (const std::string& out : set.outputs) {
         label = set.gpu + " " + set.fmt + " -> " + out;
         last = clock::now();
-        const SetResult r = run_set(set, out, errata, report);
+        const SetResult r = run_set(set, out, errata, report, threads);
         if (shown) std::fprintf(progress, "\r%*s\r", 60 + static_cast<int>(label.size()), ""), shown = false;
         std::snprintf(line, sizeof line, "%-10s %-9s %-6s %-28s %9zu %10zu %9zu %14.3e\n",
                       r.gpu.c_str(), r.input.c_str(), r.output.c_str(), r.instruction.c_str(),

@@ -67,9 +67,9 @@ const ModelRow& row_for(const Model& model, const DataSet& set, const std::strin
 using Progress = std::function<void(std::size_t, std::size_t)>;
 
 /// Validates one set for one output format on the fast engine (the
-/// reference's bits; threads as the GEMM: MMA_NUM_THREADS, ...).
+/// reference's bits; threads as the GEMM: 0 = MMA_NUM_THREADS, ...).
 SetResult run_set(const DataSet& set, const std::string& out, const Errata* errata = nullptr,
-                  const Progress& progress = {});
+                  const Progress& progress = {}, int threads = 0);
 
 /// Validates every set under the roots, printing one table row per set and
 /// output and the closing line "total: S samples, M mismatches".
@@ -77,6 +77,6 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
 /// With `progress` (stderr, say), sets that run longer than 2 s show a
 /// progress line there, erased when the set is done.
 std::size_t run(const std::vector<std::string>& roots, std::ostream& os,
-                const Errata* errata = nullptr, std::FILE* progress = nullptr);
+                const Errata* errata = nullptr, std::FILE* progress = nullptr, int threads = 0);
 
 }  // namespace mmaemu::validate
