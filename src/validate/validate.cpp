@@ -5,6 +5,10 @@
 #include "validate/scaled_set.h"
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <exception>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +17,9 @@
 #include <sstream>
 
 #include <boost/math/special_functions/beta.hpp>
+#include <omp.h>
+
+#include "driver/gemm.h"
 
 
 namespace mmaemu::validate {
@@ -39,6 +46,66 @@ std::string hex(uint64_t v, Fmt f) {
   std::string s = "0x";
   for (int i = info(f).width - 4; i >= 0; i -= 4) s += digits[(v >> i) & 15];
   return s;
+}
+
+// The engine's result for every sample. Chunks of 2^15 operands (packed,
+// 1 MiB: they stay in the caches), spread over the threads in one parallel
+// region: each thread converts its chunks' fp32 patterns to the unit's
+// inputs (its own memo; the files hold values of the input format, tf32
+// units read only the top 10 fraction bits: truncation, docs/models.md
+// §2.11) and runs them. Throws DataError at the first value, in the order
+// a[0], b[0], a[1], ..., that is not a value of row.in.
+std::vector<uint64_t> run_samples(const ModelRow& row, const Samples& s, int threads, const Progress& progress) {
+  const std::size_t n = s.count(), k = s.k, chunk = std::max<std::size_t>(64, (std::size_t{1} << 15) / k);
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  // A thread per 2^19 operands at most: each thread fills its own memo, and
+  // on a small set that costs more than the samples.
+  const std::size_t most = std::max<std::size_t>(1, n * k >> 19);
+  const int team = static_cast<int>(std::min({static_cast<std::size_t>(driver::thread_count(threads)), chunks, most}));
+  std::vector<uint64_t> got(n);
+  std::atomic<std::size_t> first_bad{SIZE_MAX}, done{0};  // first_bad: 2 * index + (1 for b)
+  std::exception_ptr failure;
+#pragma omp parallel num_threads(std::max(team, 1))
+  {
+    Elements elements(row, 2 * n * k);
+    Operands a, b;
+    a.resize(chunk * k), b.resize(chunk * k);
+    std::vector<uint64_t> c(chunk);
+#pragma omp for schedule(dynamic, 1)
+    for (long ci = 0; ci < static_cast<long>(chunks); ++ci) {
+      const std::size_t i0 = static_cast<std::size_t>(ci) * chunk, m = std::min(chunk, n - i0);
+      if (2 * i0 * k > first_bad.load()) continue;  // after a bad value: no need
+      try {
+        bool ok = true;
+        for (std::size_t i = 0; i < m * k && ok; ++i) {
+          const Element ea = elements(s.a[i0 * k + i]), eb = elements(s.b[i0 * k + i]);
+          if (!ea.exact || !eb.exact) {
+            const std::size_t at = 2 * (i0 * k + i) + (ea.exact ? 1 : 0);
+            for (std::size_t cur = first_bad.load(); at < cur && !first_bad.compare_exchange_weak(cur, at);) {
+            }
+            ok = false;
+          }
+          a.set(i, ea), b.set(i, eb);
+        }
+        if (!ok) continue;
+        for (std::size_t i = 0; i < m; ++i) c[i] = output_code(row.out, s.c[i0 + i]);  // __float2half
+        dot_samples(row, m, k, a, b, c.data(), got.data() + i0, 1);
+        done += m;
+        if (progress && omp_get_thread_num() == 0) progress(done.load(), n);
+      } catch (...) {
+#pragma omp critical(mmaemu_validate_failure)
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  if (first_bad.load() != SIZE_MAX) {
+    const std::size_t j = first_bad.load() / 2;
+    const bool in_b = first_bad.load() & 1;
+    throw DataError(in_b ? s.b_file : s.a_file, j / k + 1,
+                    "value " + hex((in_b ? s.b : s.a)[j], Fmt::fp32) + " is not a " + info(row.in).name);
+  }
+  return got;
 }
 
 }  // namespace
@@ -145,53 +212,17 @@ SetResult run_set(const DataSet& set, const std::string& out, const Errata* erra
         it->second.checksum == (s.d_file.extension() == ".npy" ? text_checksum(s.d) : file_checksum(s.d_file)))
       known_bad = &it->second.lines;
   }
-  // Chunks of samples (bounded memory, progress on long runs): the unit's
-  // inputs, the fast engine, the comparison. The files hold fp32 patterns
-  // of values of the input format; tf32/xf32 units read only the top 10
-  // fraction bits (truncation, docs/models.md §2.11).
-  // Chunks of 2^15 operands (the packed chunk, 1 MiB, stays in the caches).
-  const std::size_t n = s.count(), k = s.k, chunk = std::max<std::size_t>(64, (std::size_t{1} << 15) / k);
-  Operands a, b;
-  a.resize(std::min(n, chunk) * k), b.resize(std::min(n, chunk) * k);
-  std::vector<uint64_t> c(std::min(n, chunk)), got(c.size());
-  Elements elements(row, 2 * n * k);
-  auto bad_value_error = [&](std::size_t j, bool in_a) {
-    throw DataError(in_a ? s.a_file : s.b_file, j / k + 1,
-                    "value " + hex((in_a ? s.a : s.b)[j], Fmt::fp32) + " is not a " + info(row.in).name);
-  };
-  // A value that is not a row.in: the first one in the order a[0], b[0],
-  // a[1], ... (a chunk's a values are read before its b values).
-  auto bad_value = [&](bool in_a, std::size_t j, std::size_t chunk_start) {
-    if (in_a)
-      for (std::size_t i = chunk_start; i < j; ++i)
-        if (!elements(s.b[i]).exact) return bad_value_error(i, false);
-    bad_value_error(j, in_a);
-  };
-  for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
-    const std::size_t m = std::min(chunk, n - i0);
-    auto load = [&](const std::vector<uint32_t>& src, Operands& dst, bool in_a) {
-      for (std::size_t i = 0; i < m * k; ++i) {
-        const Element e = elements(src[i0 * k + i]);
-        if (!e.exact) bad_value(in_a, i0 * k + i, i0 * k);
-        dst.set(i, e);
-      }
-    };
-    load(s.a, a, true);
-    load(s.b, b, false);
-    for (std::size_t i = 0; i < m; ++i) c[i] = output_code(row.out, s.c[i0 + i]);  // __float2half
-    dot_samples(row, m, k, a, b, c.data(), got.data(), threads);
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::size_t line = i0 + i + 1;
-      const uint64_t want = output_code(row.out, s.d[i0 + i]);
-      const bool listed = known_bad && known_bad->count(line);
-      if (listed && got[i] != want) {
-        ++r.excluded;
-      } else if (got[i] != want || listed) {  // a listed sample that agrees: stale errata
-        ++r.mismatches;
-        if (r.first.size() < 3) r.first.push_back({line, want, got[i]});
-      }
+  const std::vector<uint64_t> got = run_samples(row, s, threads, progress);
+  for (std::size_t i = 0; i < s.count(); ++i) {
+    const std::size_t line = i + 1;
+    const uint64_t want = output_code(row.out, s.d[i]);
+    const bool listed = known_bad && known_bad->count(line);
+    if (listed && got[i] != want) {
+      ++r.excluded;
+    } else if (got[i] != want || listed) {  // a listed sample that agrees: stale errata
+      ++r.mismatches;
+      if (r.first.size() < 3) r.first.push_back({line, want, got[i]});
     }
-    if (progress) progress(i0 + m, n);
   }
   return r;
 }
