@@ -75,7 +75,7 @@ TEST_CASE("the memoised elements and the engine over samples equal the generic c
   for (const auto& [name, row] : test::all_rows()) {
     if (info(row.in).width > 32 || info(row.in).exp_bits < 2 || !info(row.in).has_nan()) continue;
     std::mt19937_64 rng(kSeed ^ std::hash<std::string>{}(name + info(row.in).name));
-    const std::size_t step = ref::step_k(row), k = step * (1 + rng() % 2), n = 250;
+    const std::size_t step = ref::step_k(row), k = step * (1 + rng() % 2), n = 200;
     Elements memo(row, 64);  // a small table: collisions too
     Operands a, b;
     a.resize(n * k), b.resize(n * k);
@@ -220,4 +220,52 @@ TEST_CASE("malformed .npy files: refused, naming the file") {
   }
   fs::remove_all(dir);
   fs::remove_all(src);
+}
+
+TEST_CASE("threads over a large set: the same results and the same first bad value") {
+  // 2^16 samples of k = 16: 2^20 operands, enough for two threads.
+  const std::size_t n = std::size_t{1} << 16, k = 16;
+  const fs::path root = scratch("threads"), dir = root / "H100" / "fp16";
+  fs::create_directories(dir);
+  std::mt19937_64 rng(kSeed);
+  test::Gen gen(kSeed);
+  std::vector<uint32_t> a(n * k), b(n * k), c(n), d(n);
+  for (uint32_t& x : a) x = to_fp32_bits(Fmt::fp16, gen.bits(Fmt::fp16, true, 15) & 0xFBFF);  // no Inf/NaN
+  for (uint32_t& x : b) x = to_fp32_bits(Fmt::fp16, gen.bits(Fmt::fp16, true, 15) & 0xFBFF);
+  for (uint32_t& x : c) x = to_fp32_bits(Fmt::fp16, gen.bits(Fmt::fp16, true, 15) & 0xFBFF);
+  for (uint32_t& x : d) x = static_cast<uint32_t>(rng() & 0x3FFFFFFF);  // mostly mismatches
+  write_npy(dir / "a_H100_fp16.npy", {n, k}, a);
+  write_npy(dir / "c_H100_fp32.npy", {n}, c);
+  write_npy(dir / "d_H100_fp32.npy", {n}, d);
+  auto set = [&] { return find_sets(root).at(0); };
+  SUBCASE("results") {
+    write_npy(dir / "b_H100_fp16.npy", {n, k}, b);
+    const SetResult one = run_set(set(), "fp32", nullptr, {}, 1), two = run_set(set(), "fp32", nullptr, {}, 2);
+    CHECK(one.samples == n);
+    CHECK(one.mismatches == two.mismatches);
+    REQUIRE(one.first.size() == two.first.size());
+    for (std::size_t i = 0; i < one.first.size(); ++i) {
+      CHECK(one.first[i].line == two.first[i].line);
+      CHECK(one.first[i].got == two.first[i].got);
+    }
+  }
+  auto first_error = [&](int threads) {
+    try {
+      run_set(set(), "fp32", nullptr, {}, threads);
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SUBCASE("the first bad value in the order a[0], b[0], a[1], ...") {
+    a[40000 * k + 3] = 0x3f800001u;  // a late chunk
+    b[5000 * k + 7] = 0x3f800003u;   // an early one: this is the first
+    write_npy(dir / "a_H100_fp16.npy", {n, k}, a);
+    write_npy(dir / "b_H100_fp16.npy", {n, k}, b);
+    for (int threads : {1, 2}) CHECK(first_error(threads).find("b_H100_fp16.npy:5001: value 0x3f800003") != std::string::npos);
+    a[5000 * k + 7] = 0x3f800005u;  // the same element of a comes first
+    write_npy(dir / "a_H100_fp16.npy", {n, k}, a);
+    for (int threads : {1, 2}) CHECK(first_error(threads).find("a_H100_fp16.npy:5001: value 0x3f800005") != std::string::npos);
+  }
+  fs::remove_all(root);
 }
