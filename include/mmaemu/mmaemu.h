@@ -269,8 +269,9 @@ typedef struct mmaemu_block_scale_desc {
   int fp4_packed;
   float a_global_scale, b_global_scale; /**< per-tensor decode scales (NVFP4), 1 if none */
   mmaemu_accumulate accumulate;
-  /** Nonzero: fp6/fp4 subnormals renormalised for alignment (the default,
-   *  0, clamps them at emin as the specification does). */
+  /** Nonzero: fp6/fp4 subnormals renormalised for alignment; 0 (the default)
+   *  keeps the unit's choice: clamped at emin as the specification does,
+   *  unless a custom model sets bs_subnormals=normalize. */
   int narrow_subnormals_normalize;
 } mmaemu_block_scale_desc;
 

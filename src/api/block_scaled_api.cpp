@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/api_error.h"
+#include "api/model_of.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -61,10 +62,10 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
   require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C, "unknown accumulate mode");
   const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
   try {
-    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), fmt_of(d->a_format), fmt_of(d->b_format),
-                                      d->block_size != 0, fmt_of(d->scale_format), d->block_size,
-                                      choice[d->unit]);
-    u.narrow_subnormals = d->narrow_subnormals_normalize ? NarrowSubnormals::normalize : NarrowSubnormals::clamp;
+    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
+                                      fmt_of(d->b_format), d->block_size != 0, fmt_of(d->scale_format),
+                                      d->block_size, choice[d->unit]);
+    if (d->narrow_subnormals_normalize) u.narrow_subnormals = NarrowSubnormals::normalize;  // else the row's
     return u;
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
