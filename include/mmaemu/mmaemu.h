@@ -362,6 +362,15 @@ MMAEMU_API int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* 
                                          float alpha, const float* A, int lda, const float* B, int ldb,
                                          float beta, float* C, int ldc);
 
+/** mmaemu_sgemm_block_scaled with the accumulation semantics chosen
+ *  (docs/block-scaled.md §4.4): MMAEMU_ACC_GPU_BLAS is
+ *  mmaemu_sgemm_block_scaled; MMAEMU_ACC_INTO_C starts each element's chain
+ *  from RNE32(beta*C). (The BLAS shim's MMA_ACCUMULATE.) */
+MMAEMU_API int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
+                                             mmaemu_accumulate accumulate, mmaemu_layout layout, mmaemu_transpose ta,
+                                             mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
+                                             int lda, const float* B, int ldb, float beta, float* C, int ldc);
+
 /* ---- Formats and conversions (src/api/convert.cpp) --------------------- */
 
 /** Canonical name of a format ("fp16", "e4m3fnuz", ...); NULL if `f` is not

@@ -328,11 +328,13 @@ int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc
   });
 }
 
-int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
-                              mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
-                              const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy, mmaemu_accumulate accumulate,
+                                  mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
+                                  int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                                  float* C, int ldc) {
   mmaemu_block_scale_desc desc;
   if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
+  desc.accumulate = accumulate;  // checked by resolve()
   int status = MMAEMU_OK;
   const int outer = guarded_scaled([&] {
     resolve(model, &desc);  // the model has the unit
@@ -368,6 +370,13 @@ int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mma
     return MMAEMU_OK;
   });
   return outer != MMAEMU_OK ? outer : status;
+}
+
+int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
+                              mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
+                              const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  return mmaemu_sgemm_block_scaled_acc(model, policy, MMAEMU_ACC_GPU_BLAS, layout, ta, tb, m, n, k, alpha, A, lda,
+                                       B, ldb, beta, C, ldc);
 }
 
 }  // extern "C"
