@@ -35,6 +35,7 @@ namespace {
 enum { kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112, kConjTrans = 113, kUpper = 121, kLower = 122 };
 
 using mmaemu_shim::Config;
+using mmaemu_shim::ScaledOperand;
 
 [[noreturn]] void config_error(const std::string& what) {
   std::fprintf(stderr, "libmmaemu: %s\n", what.c_str());
@@ -96,7 +97,8 @@ std::string mmaemu_shim::select(Config& cfg, const std::string& name, const std:
   if (is_block_scaled_policy(cfg.policy)) {
     if (std::string error = select_block_scaled(cfg, policy_var); !error.empty()) return error;
   } else if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK) {
-    return std::string(policy_var) + ": " + mmaemu_last_error();
+    const std::string error = std::string(policy_var) + ": " + mmaemu_last_error();
+    return error + "; or a block-scaled policy: " + block_scaled_policy_names();
   } else if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK) {
     return std::string(policy_var) + "=" + cfg.policy + ": " + mmaemu_last_error();
   }
@@ -298,10 +300,10 @@ void gemm_col(const char* name, Gemm kind, char ta, char tb, int m, int n, int k
   }
   const mmaemu_transpose a_op = ta == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS, b_op = tb == 'N' ? MMAEMU_NO_TRANS : MMAEMU_TRANS;
   if (kind == Gemm::s && cfg.block_scaled) {  // quantise, then the block-scaled unit
-    if (mmaemu_sgemm_block_scaled(cfg.model, cfg.policy.c_str(), MMAEMU_COL_MAJOR, a_op, b_op, m, n, k,
-                                  static_cast<float>(alpha), static_cast<const float*>(A), lda,
-                                  static_cast<const float*>(B), ldb, static_cast<float>(beta),
-                                  static_cast<float*>(C), ldc) != MMAEMU_OK)
+    if (mmaemu_sgemm_block_scaled_acc(cfg.model, cfg.policy.c_str(), cfg.options.accumulate, MMAEMU_COL_MAJOR,
+                                      a_op, b_op, m, n, k, static_cast<float>(alpha), static_cast<const float*>(A),
+                                      lda, static_cast<const float*>(B), ldb, static_cast<float>(beta),
+                                      static_cast<float*>(C), ldc) != MMAEMU_OK)
       fail_call(name);
     return;
   }
@@ -391,7 +393,8 @@ MMAEMU_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, f
 // GEMM depends only on its row of op(A), column of op(A)^T and c, never on
 // the tiling). Off-diagonal tiles lie wholly in the triangle and are written
 // in place; a diagonal tile goes through a small scratch tile (bounded
-// memory at any n: kSyrkTile^2 floats).
+// memory at any n: kSyrkTile^2 floats; a block-scaled policy adds op(A)'s
+// codes, one byte per element).
 
 using ssyrk_fn = void (*)(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
                           const float*, float*, const int*);
@@ -407,10 +410,16 @@ struct SyrkCall {
   const float* A;
   int lda;
   float beta;
+  const ScaledOperand* scaled;  // block-scaled policy: op(A) quantised once; else null
 };
 
 // C(i0:i0+rows, j0:j0+cols) (column-major, ldc) = the GEMM tile of op(A) op(A)^T.
 void syrk_tile(const SyrkCall& s, int i0, int rows, int j0, int cols, float* C, int ldc) {
+  if (s.scaled) {
+    if (mmaemu_shim::scaled_syrk_tile(config(), *s.scaled, s.alpha, s.beta, i0, rows, j0, cols, C, ldc) != MMAEMU_OK)
+      fail_call("SSYRK ");
+    return;
+  }
   const bool notrans = s.trans == 'N';
   // op(A) is n x k: A (n x k) if 'N', else A^T with A k x n; row i of op(A)
   // starts at A + i ('N') or A + i*lda ('T').
@@ -421,11 +430,9 @@ void syrk_tile(const SyrkCall& s, int i0, int rows, int j0, int cols, float* C, 
            s.lda, row_of(j0), s.lda, s.beta, C, ldc);
 }
 
-void syrk_col(const SyrkCall& s, float* C, int ldc) {
+void syrk_tile_col(const SyrkCall& s, float* C, int ldc) {
   auto at = [&](float* base, int ld, int i, int j) { return base + static_cast<std::size_t>(j) * ld + i; };
-  // A block-scaled policy quantises the whole operand (nvfp4: one scale per
-  // tensor), so the product is made whole and no tile sees part of A.
-  const int step = config().block_scaled ? std::max(1, s.n) : kSyrkTile;
+  const int step = kSyrkTile;
   const std::size_t tile = static_cast<std::size_t>(std::min(step, std::max(1, s.n)));
   std::vector<float> W;
   no_throw("SSYRK ", [&] { W.assign(tile * tile, 0.0f); });
@@ -447,6 +454,19 @@ void syrk_col(const SyrkCall& s, float* C, int ldc) {
       syrk_tile(s, i0, rows, j0, nb, at(C, ldc, i0, j0), ldc);
     }
   }
+}
+
+void syrk_col(SyrkCall s, float* C, int ldc) {
+  // A block-scaled policy quantises op(A) once, whole (nvfp4: one scale per
+  // tensor); the tiles then read its codes (scaled_sgemm.cpp).
+  ScaledOperand q;
+  if (config().block_scaled) {
+    int status = MMAEMU_OK;
+    no_throw("SSYRK ", [&] { status = mmaemu_shim::quantise_syrk_operand(config(), s.trans, s.n, s.k, s.A, s.lda, q); });
+    if (status != MMAEMU_OK) fail_call("SSYRK ");
+    s.scaled = &q;
+  }
+  syrk_tile_col(s, C, ldc);
 }
 
 // The Fortran ssyrk check (netlib order); the parameter number, 0 if none.
@@ -472,7 +492,7 @@ MMAEMU_EXPORT void ssyrk_(const char* uplo, const char* trans, const int* n, con
   Depth guard;
   const char u = upper(uplo), t = upper(trans);
   if (const int info = syrk_info(u, t, *n, *k, *lda, *ldc)) return report("SSYRK ", info);
-  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col({u, t, *n, *k, *alpha, A, *lda, *beta}, C, *ldc); });
+  timed(g_ssyrk, 1.0 * *n * *n * *k, [&] { syrk_col({u, t, *n, *k, *alpha, A, *lda, *beta, nullptr}, C, *ldc); });
 }
 
 using cblas_ssyrk_fn = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
@@ -495,7 +515,7 @@ MMAEMU_EXPORT void cblas_ssyrk(int order, int uplo, int trans, int n, int k, flo
     t = t == 'N' ? 'T' : 'N';
   }
   if (const int info = syrk_info(u, t, n, k, lda, ldc)) return report("SSYRK ", info);
-  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col({u, t, n, k, alpha, A, lda, beta}, C, ldc); });
+  timed(g_ssyrk, 1.0 * n * n * k, [&] { syrk_col({u, t, n, k, alpha, A, lda, beta, nullptr}, C, ldc); });
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,9 @@
 // freed, so a BLAS call keeps the one it started with.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mmaemu/mmaemu.h"
 
@@ -35,10 +37,33 @@ std::string select(Config& cfg, const std::string& name, const std::string& poli
 /// True for the block-scaled policies (mxfp8, ..., nvfp4).
 bool is_block_scaled_policy(const std::string& policy);
 
+/// "mxfp8, mxfp8:e5m2, ..., nvfp4" (for messages).
+std::string block_scaled_policy_names();
+
 /// select() for a block-scaled policy: refuses a model without the unit
 /// (naming those that have it) and settings the path does not read
 /// (scaled_sgemm.cpp).
 std::string select_block_scaled(Config& cfg, const char* policy_var);
+
+/// op(A) of an ssyrk under a block-scaled policy, quantised once as
+/// mmaemu_sgemm_block_scaled quantises both operands of op(A) op(A)^T (rows
+/// of kp codes, k padded to whole blocks; kb scales per row; NVFP4: the
+/// decode scale of the whole op(A)) (scaled_sgemm.cpp).
+struct ScaledOperand {
+  mmaemu_block_scale_desc desc{};
+  int n = 0, kp = 0, kb = 0;
+  std::vector<uint8_t> codes, scales;
+};
+
+/// Quantises op(A) (n x k: A column-major, n x k for trans 'N', else k x n)
+/// into q; returns the C API status (message: mmaemu_last_error()).
+int quantise_syrk_operand(const Config& cfg, char trans, int n, int k, const float* A, int lda, ScaledOperand& q);
+
+/// C (rows x cols, column-major, ldc) = alpha op(A)[i0:i0+rows] op(A)[j0:j0+cols]^T
+/// + beta C on the block-scaled unit, accumulation as cfg says; each element
+/// has the bits of the whole product's (scaled_sgemm.cpp). Returns the C API status.
+int scaled_syrk_tile(const Config& cfg, const ScaledOperand& q, float alpha, float beta, int i0, int rows, int j0,
+                     int cols, float* C, int ldc);
 
 /// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native".
 std::string describe(const Config& cfg);

@@ -23,10 +23,11 @@ except ImportError:  # a Python without numpy (pyenv, venv): use Debian's
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # (model, sgemm input policy): what a GPU BLAS would use for float32 GEMM,
-# plus the low-precision modes people opt into.
+# plus the low-precision modes people opt into (B200 nvfp4 and mxfp8: the
+# block-scaled units, operands quantised per block along k; docs/block-scaled.md).
 DEFAULT_RUNS = [
     ("V100", "fp16"), ("A100", "tf32"), ("A100", "bf16"), ("H100", "tf32"), ("H100", "fp16"),
-    ("H100", "e4m3"), ("B200", "bf16"), ("MI100", "fp32"), ("MI250", "fp32"), ("MI250", "bf16"),
+    ("H100", "e4m3"), ("B200", "bf16"), ("B200", "nvfp4"), ("B200", "mxfp8"), ("MI100", "fp32"), ("MI250", "fp32"), ("MI250", "bf16"),
     ("MI300X", "xf32"), ("MI300X", "fp16"), ("MI300X", "fp8"),
 ]
 WORKLOADS = ("product", "gram", "mlp")

@@ -269,8 +269,9 @@ typedef struct mmaemu_block_scale_desc {
   int fp4_packed;
   float a_global_scale, b_global_scale; /**< per-tensor decode scales (NVFP4), 1 if none */
   mmaemu_accumulate accumulate;
-  /** Nonzero: fp6/fp4 subnormals renormalised for alignment (the default,
-   *  0, clamps them at emin as the specification does). */
+  /** Nonzero: fp6/fp4 subnormals renormalised for alignment; 0 (the default)
+   *  keeps the unit's choice: clamped at emin as the specification does,
+   *  unless a custom model sets bs_subnormals=normalize. */
   int narrow_subnormals_normalize;
 } mmaemu_block_scale_desc;
 
@@ -360,6 +361,15 @@ MMAEMU_API int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* 
                                          mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
                                          float alpha, const float* A, int lda, const float* B, int ldb,
                                          float beta, float* C, int ldc);
+
+/** mmaemu_sgemm_block_scaled with the accumulation semantics chosen
+ *  (docs/block-scaled.md §4.4): MMAEMU_ACC_GPU_BLAS is
+ *  mmaemu_sgemm_block_scaled; MMAEMU_ACC_INTO_C starts each element's chain
+ *  from RNE32(beta*C). (The BLAS shim's MMA_ACCUMULATE.) */
+MMAEMU_API int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
+                                             mmaemu_accumulate accumulate, mmaemu_layout layout, mmaemu_transpose ta,
+                                             mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
+                                             int lda, const float* B, int ldb, float beta, float* C, int ldc);
 
 /* ---- Formats and conversions (src/api/convert.cpp) --------------------- */
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/api_error.h"
+#include "api/model_of.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -61,10 +62,10 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
   require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C, "unknown accumulate mode");
   const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
   try {
-    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), fmt_of(d->a_format), fmt_of(d->b_format),
-                                      d->block_size != 0, fmt_of(d->scale_format), d->block_size,
-                                      choice[d->unit]);
-    u.narrow_subnormals = d->narrow_subnormals_normalize ? NarrowSubnormals::normalize : NarrowSubnormals::clamp;
+    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
+                                      fmt_of(d->b_format), d->block_size != 0, fmt_of(d->scale_format),
+                                      d->block_size, choice[d->unit]);
+    if (d->narrow_subnormals_normalize) u.narrow_subnormals = NarrowSubnormals::normalize;  // else the row's
     return u;
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
@@ -327,11 +328,13 @@ int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc
   });
 }
 
-int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
-                              mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
-                              const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy, mmaemu_accumulate accumulate,
+                                  mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
+                                  int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
+                                  float* C, int ldc) {
   mmaemu_block_scale_desc desc;
   if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
+  desc.accumulate = accumulate;  // checked by resolve()
   int status = MMAEMU_OK;
   const int outer = guarded_scaled([&] {
     resolve(model, &desc);  // the model has the unit
@@ -367,6 +370,13 @@ int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mma
     return MMAEMU_OK;
   });
   return outer != MMAEMU_OK ? outer : status;
+}
+
+int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
+                              mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
+                              const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  return mmaemu_sgemm_block_scaled_acc(model, policy, MMAEMU_ACC_GPU_BLAS, layout, ta, tb, m, n, k, alpha, A, lda,
+                                       B, ldb, beta, C, ldc);
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "api/api_error.h"
+#include "api/model_of.h"
 #include "driver/gemm.h"
 #include "driver/scaled_fp8.h"
 #include "driver/schedule.h"
@@ -21,6 +22,8 @@
 struct mmaemu_model {
   mmaemu::Model model;
 };
+
+const mmaemu::Model& mmaemu::api::model_of(const mmaemu_model* handle) { return handle->model; }
 
 namespace {
 thread_local std::string g_error;

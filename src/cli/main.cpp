@@ -18,6 +18,7 @@
 #include "kernels/plan.h"
 #include "kernels/simd.h"
 #include "models/model.h"
+#include "models/scaled_fields.h"
 #include "validate/convert.h"
 #include "validate/validate.h"
 
@@ -41,8 +42,29 @@ int cmd_model_fields(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: mmaemu models [MODEL...] | --keys [--markdown] | --dump\n");
     return 2;
   }
-  std::fputs(dump ? fields::dump_rows().c_str() : fields::describe_keys(markdown).c_str(), stdout);
+  if (dump) {
+    std::fputs(fields::dump_rows().c_str(), stdout);
+    std::fputs(scaled_fields::dump_units().c_str(), stdout);
+    return 0;
+  }
+  std::fputs(fields::describe_keys(markdown).c_str(), stdout);
+  std::fputs(markdown ? "\nBlock-scaled units (docs/block-scaled.md):\n\n" : "\nblock-scaled units:\n", stdout);
+  std::fputs(scaled_fields::describe_keys(markdown).c_str(), stdout);
   return 0;
+}
+
+// The block-scaled and narrow-format units of the models (docs/block-scaled.md §2).
+void print_scaled_units(const std::vector<Model>& models) {
+  bool any = false;
+  for (const Model& m : models) any |= !m.scaled.empty();
+  if (!any) return;
+  std::printf("\nBlock-scaled and narrow-format units (docs/block-scaled.md; they follow the specification, no "
+              "hardware has checked them):\n%-11s %-42s %-8s %s\n", "model", "instruction", "algo",
+              "parameters (bs_*: custom: keys)");
+  for (const Model& m : models)
+    for (const ScaledUnit& u : m.scaled)
+      std::printf("%-11s %-42s %-8s %s\n", m.name.c_str(), u.instruction, algo_name(u.algo),
+                  scaled_fields::read_params(u).c_str());
 }
 
 int cmd_models(const std::vector<std::string>& args) {
@@ -66,6 +88,7 @@ int cmd_models(const std::vector<std::string>& args) {
                   info(r.out).name, shape, fast::kernel_name(r), fields::read_params(r).c_str());
     }
   }
+  print_scaled_units(models);
   std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
               "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
               "Aliases:",

@@ -6,6 +6,7 @@
 
 #include "models/model.h"
 #include "probe/probe.h"
+#include "probe/scaled_probe.h"
 
 namespace mmaemu::cli {
 namespace {
@@ -15,7 +16,11 @@ const char* const kUsage =
     "  runs the papers' feature tests on the unit of (M, F, O) through its\n"
     "  instruction only and prints what they detect; O defaults to fp32 (the\n"
     "  input format for fp32/fp64 inputs); I picks an instruction variant\n"
-    "  (e.g. wgmma.scale-d=0)\n";
+    "  (e.g. wgmma.scale-d=0)\n"
+    "       mmaemu probe --model M --input P [--unit auto|t|st|gst]\n"
+    "  the block-scaled units (docs/block-scaled.md) through the C API: P a block-scaled\n"
+    "  policy (mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4) or e3m2, e2m3, e2m1 (the\n"
+    "  unscaled unit); reports F, the group of exactly summed products and the scales\n";
 
 std::string unit_list(const Model& m) {
   std::string s;
@@ -26,10 +31,49 @@ std::string unit_list(const Model& m) {
   return s;
 }
 
+// A block-scaled policy, or an fp6/fp4 element format (the unscaled unit).
+bool scaled_desc(const std::string& input, mmaemu_block_scale_desc& d) {
+  if (mmaemu_parse_block_scaled_policy(input.c_str(), &d) == MMAEMU_OK) return true;
+  const auto f = parse_fmt(input);
+  if (!f || (*f != Fmt::e3m2 && *f != Fmt::e2m3 && *f != Fmt::e2m1)) return false;
+  mmaemu_block_scale_desc_init(&d);
+  d.a_format = d.b_format = static_cast<mmaemu_format>(*f);
+  d.block_size = 0;
+  return true;
+}
+
+int probe_scaled(const std::string& model, mmaemu_block_scale_desc desc, const std::string& unit, std::ostream& out,
+                 std::ostream& err) {
+  const char* const units[] = {"auto", "t", "st", "gst"};
+  int u = unit.empty() ? 0 : -1;
+  for (int i = 0; i < 4 && u < 0; ++i)
+    if (unit == units[i]) u = i;
+  if (u < 0) {
+    err << "mmaemu probe: unknown --unit '" << unit << "' (valid: auto, t, st, gst)\n";
+    return 2;
+  }
+  desc.unit = static_cast<mmaemu_scaled_unit>(MMAEMU_UNIT_AUTO + u);
+  mmaemu_model* h = nullptr;
+  if (mmaemu_model_lookup(model.c_str(), &h) != MMAEMU_OK) {
+    err << "mmaemu probe: " << mmaemu_last_error() << "\n";
+    return 2;
+  }
+  int status = 0;
+  try {
+    const probe::ScaledBox box = probe::scaled_black_box(h, desc);
+    probe::print_scaled(out, probe::detect_scaled(box), box, mmaemu_model_name(h));
+  } catch (const std::exception& e) {
+    err << "mmaemu probe: " << e.what() << "\n";
+    status = 2;
+  }
+  mmaemu_model_free(h);
+  return status;
+}
+
 }  // namespace
 
 int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string model, input, output, instr;
+  std::string model, input, output, instr, unit;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -40,6 +84,7 @@ int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostr
                        : a == "--input"  ? &input
                        : a == "--output" ? &output
                        : a == "--instr"  ? &instr
+                       : a == "--unit"   ? &unit
                                          : nullptr;
     if (!dst) {
       err << "mmaemu probe: unknown option '" << a << "'\n" << kUsage;
@@ -55,6 +100,12 @@ int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "mmaemu probe: --model and --input are required\n" << kUsage;
     return 2;
   }
+  mmaemu_block_scale_desc desc;
+  if (scaled_desc(input, desc)) return probe_scaled(model, desc, unit, out, err);
+  if (!unit.empty()) {
+    err << "mmaemu probe: --unit is for the block-scaled units (--input mxfp8, ..., nvfp4, e3m2, e2m3, e2m1)\n";
+    return 2;
+  }
   Model m;
   try {
     m = lookup_model(model);
@@ -65,7 +116,8 @@ int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const auto in = parse_fmt(input);
   if (!in) {
     err << "mmaemu probe: unknown format '" << input
-        << "' (valid: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2, e4m3fnuz, e5m2fnuz)\n";
+        << "' (valid: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2, e4m3fnuz, e5m2fnuz; block-scaled: mxfp8, "
+           "mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4, e3m2, e2m3, e2m1)\n";
     return 2;
   }
   Fmt o = (*in == Fmt::fp32 || *in == Fmt::fp64) ? *in : Fmt::fp32;

@@ -13,6 +13,7 @@
 
 #include "experiments/common.h"
 #include "experiments/compare.h"
+#include "experiments/compare_scaled.h"
 #include "experiments/matrix.h"
 #include "experiments/multiword.h"
 #include "experiments/plot.h"
@@ -37,7 +38,11 @@ const char* const kCompareUsage =
     "  (default chain): chain, promote:P, splitk:S, splitk:S:tree, comma-separated or\n"
     "  repeated; a combination joins its parts with '+' (splitk:2+promote:128). With\n"
     "  --schedule, each row also gives the share of elements whose bits differ from the\n"
-    "  model's first schedule.\n";
+    "  model's first schedule.\n"
+    "  --input mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4 or nvfp4: the block-scaled policy\n"
+    "  (docs/block-scaled.md §4.6) on every model that has the unit, as the BLAS shim runs\n"
+    "  it; a first row gives the quantisation's own share (the exact product of the\n"
+    "  dequantised operands), and unit-only is measured against that product.\n";
 
 const char* const kExperimentUsage =
     "usage: mmaemu experiment multiword [--input FMT] [--words LIST] [--models LIST] [--out DIR]\n"
@@ -106,6 +111,70 @@ std::vector<driver::Schedule> parse_schedules(const std::string& list) {
 
 }  // namespace
 
+namespace {
+
+// compare --input under a block-scaled policy (compare_scaled.h).
+int report_scaled(const Options& o, const Matrix& A, const Matrix& B, const std::string& what, std::ostream& out,
+                  std::ostream& err) {
+  const std::string policy = o.get("input", "");
+  if (o.has("output") && o.get("output", "") != "fp32")
+    throw UsageError("--input " + policy + ": the block-scaled units give fp32 (--output fp32 or none)");
+  if (o.has("schedule")) throw UsageError("--schedule does not apply to a block-scaled --input");
+  const std::vector<Model> models = o.has("models") ? parse_models(o.get("models", "")) : all_models();
+  const int threads = static_cast<int>(parse_int("threads", o.get("threads", "0"), 0, 1024));
+  char line[600];
+  std::snprintf(line, sizeof line,
+                "compare: C = A*B, A %zu x %zu, B %zu x %zu (%s); input %s (quantised per block along k as the "
+                "BLAS shim does), output fp32\n",
+                A.rows, A.cols, B.rows, B.cols, what.c_str(), policy.c_str());
+  out << line
+      << "reference C_ref: the exact product of the binary64 operands, rounded once to binary64\n"
+         "normwise = ||C - C_ref||_F / ||C_ref||_F; componentwise = max |C - C_ref|_ij / |C_ref|_ij;\n"
+         "quantisation = the exact product of the dequantised operands (the quantisation's own share);\n"
+         "unit-only = normwise error against that product\n\n";
+  const std::vector<CompareResult> res = run_compare_scaled(A, B, models, policy, threads);
+  std::snprintf(line, sizeof line, "%-12s %-42s %11s %13s %11s %9s\n", "model", "instruction", "normwise",
+                "componentwise", "unit-only", "time (s)");
+  out << line;
+  std::size_t ran = 0;
+  for (std::size_t i = 0; i < res.size(); ++i) {
+    const CompareResult& r = res[i];
+    if (r.skipped) {
+      std::snprintf(line, sizeof line, "%-12s skipped: %s\n", r.model.c_str(), r.reason.c_str());
+    } else if (i == 0) {
+      std::snprintf(line, sizeof line, "%-12s %-42s %11s %13s %11s %9s\n", r.model.c_str(), r.instr.c_str(),
+                    fmt_err(r.normwise).c_str(), fmt_err(r.componentwise).c_str(), "-", "-");
+    } else {
+      ++ran;
+      std::snprintf(line, sizeof line, "%-12s %-42s %11s %13s %11s %9.3f\n", r.model.c_str(), r.instr.c_str(),
+                    fmt_err(r.normwise).c_str(), fmt_err(r.componentwise).c_str(),
+                    fmt_err(r.unit_normwise).c_str(), r.seconds);
+    }
+    out << line;
+  }
+  if (ran == 0) {
+    err << "mmaemu compare: no model has a unit for " << policy << "\n";
+    return 2;
+  }
+  if (o.has("png")) {
+    const std::string title = "C = A*B, " + std::to_string(A.rows) + "x" + std::to_string(A.cols) + " times " +
+                              std::to_string(B.rows) + "x" + std::to_string(B.cols) + ", " + policy + " (" + what + ")";
+    draw(compare_plot_script(res, title, o.get("png", "")), o.get("png", ""), "compare", out, err);
+  }
+  return 0;
+}
+
+// A number format, or (the error says so) one of the block-scaled policies.
+Fmt parse_input(const std::string& text) {
+  try {
+    return parse_format("input", text);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(e.what()) + "; or a block-scaled policy: " + block_scaled_error(text));
+  }
+}
+
+}  // namespace
+
 int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     const Options o = parse_options(
@@ -145,7 +214,8 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
       fill(B, d, rng);
       what = "random " + d.text + ", seed " + std::to_string(seed);
     }
-    const Fmt in = parse_format("input", o.get("input", "fp16"));
+    if (is_block_scaled_input(o.get("input", ""))) return report_scaled(o, A, B, what, out, err);
+    const Fmt in = parse_input(o.get("input", "fp16"));
     const Fmt out_fmt = o.has("output") ? parse_format("output", o.get("output", ""))
                                         : (in == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32);
     const std::vector<Model> models = o.has("models") ? parse_models(o.get("models", "")) : all_models();

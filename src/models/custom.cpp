@@ -4,7 +4,8 @@
 //   custom:in=fp16,out=fp32,block=8,frac=24,floor=-132,round=rz
 //                                          one row, every other field default
 // The keys, their values and the paths that read them are the field table
-// (fields.h; `mmaemu models --keys` lists them). A custom model names a base
+// (fields.h; `mmaemu models --keys` lists them); the keys bs_* set the
+// block-scaled units (scaled_fields.h), which only a base has. A custom model names a base
 // or both `in` and `out`. With a base, a key applies to each row whose
 // accumulation path reads it and is refused when no row of the base reads it
 // (the error says what those paths do instead); a key given twice is refused.
@@ -16,6 +17,7 @@
 #include "models/errors.h"
 #include "models/fields.h"
 #include "models/model.h"
+#include "models/scaled_fields.h"
 
 namespace mmaemu {
 namespace {
@@ -31,14 +33,14 @@ struct Override {
   std::string value;
 };
 
-const fields::Field& field_of(const std::string& key) {
-  if (const fields::Field* f = fields::find(key)) return *f;
-  throw std::invalid_argument("custom model: unknown key '" + key + "' (valid: " + fields::key_list() + ")");
-}
+std::string all_keys() { return fields::key_list() + ", " + scaled_fields::key_list(); }
 
-// Parses "key=value,key=value" (lower-cased); `base` goes to *base when given.
-std::vector<Override> parse_list(std::string_view list, std::string* base = nullptr) {
+// Parses "key=value,key=value" (lower-cased); `base` goes to *base and the
+// block-scaled keys to *scaled when given (refused otherwise).
+std::vector<Override> parse_list(std::string_view list, std::string* base = nullptr,
+                                 std::vector<scaled_fields::Override>* scaled = nullptr) {
   std::vector<Override> out;
+  std::vector<std::string> seen;
   bool has_base = false;
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
@@ -55,10 +57,19 @@ std::vector<Override> parse_list(std::string_view list, std::string* base = null
       *base = value;
       continue;
     }
-    const fields::Field& f = field_of(key);
-    for (const Override& o : out)
-      if (o.field == &f) throw std::invalid_argument("custom model: key '" + key + "' given twice");
-    out.push_back({&f, value});
+    for (const std::string& k : seen)
+      if (k == key) throw std::invalid_argument("custom model: key '" + key + "' given twice");
+    seen.push_back(key);
+    if (const fields::Field* f = fields::find(key)) {
+      out.push_back({f, value});
+    } else if (const scaled_fields::Field* sf = scaled_fields::find(key)) {
+      if (!scaled)
+        throw std::invalid_argument("custom model: " + key + " sets a block-scaled unit, which only a custom "
+                                    "model with a base has (custom:base=B200," + key + "=...)");
+      scaled->push_back({sf, value});
+    } else {
+      throw std::invalid_argument("custom model: unknown key '" + key + "' (valid: " + all_keys() + ")");
+    }
   }
   return out;
 }
@@ -141,7 +152,11 @@ Model one_instruction(const Model& model, const std::string& instr) {
     copy.gemm_default = true;
     sel.rows.push_back(copy);
   }
-  if (sel.rows.empty())
+  for (const ScaledUnit& u : model.scaled) {
+    instrs += std::string(", ") + u.instruction;
+    if (std::string_view(u.instruction).starts_with(instr)) sel.scaled.push_back(u);
+  }
+  if (sel.rows.empty() && sel.scaled.empty())
     throw std::invalid_argument(model.name + " has no instruction '" + instr + "' (its instructions: " + instrs +
                                 ")");
   return sel;
@@ -150,7 +165,8 @@ Model one_instruction(const Model& model, const std::string& instr) {
 Model custom_model(const std::string& spec) {
   const std::string rest = spec.substr(7);
   std::string base;
-  const std::vector<Override> ovs = parse_list(rest, &base);
+  std::vector<scaled_fields::Override> scaled;
+  const std::vector<Override> ovs = parse_list(rest, &base, &scaled);
   Model m;
   m.name = "custom:" + rest;
   if (!base.empty()) {
@@ -159,6 +175,7 @@ Model custom_model(const std::string& spec) {
       throw UnknownModelError("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
     m.gpu = b->gpu;
     m.rows = apply_to_rows(b->rows, ovs, b->name);
+    m.scaled = scaled_fields::apply(b->scaled, scaled, b->name);
     return m;
   }
   auto has = [&](const char* key) {
@@ -166,6 +183,9 @@ Model custom_model(const std::string& spec) {
       if (std::string_view(o.field->key) == key) return true;
     return false;
   };
+  if (!scaled.empty())
+    throw std::invalid_argument("custom model: " + std::string(scaled[0].field->key) +
+                                " sets a block-scaled unit: name a base model that has them (custom:base=B200,...)");
   if (!has("in") || !has("out"))
     throw std::invalid_argument("custom model: '" + spec + "' needs a base model (base=NAME) or a whole row "
                                 "with both in= and out=; a unit is not made up from defaults");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/format.h"
+#include "models/scaled_units.h"
 
 namespace mmaemu {
 
@@ -129,6 +130,9 @@ struct Model {
   std::string name;
   const Gpu* gpu = nullptr;  // null for custom models without a base
   std::vector<ModelRow> rows;
+  /// Its block-scaled and narrow-format units (docs/block-scaled.md §2),
+  /// with a custom model's bs_ keys applied (models/scaled_fields.h).
+  std::vector<ScaledUnit> scaled;
 
   /// The row a GEMM uses for (in, out), or null if unsupported.
   const ModelRow* find(Fmt in, Fmt out) const;

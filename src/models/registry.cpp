@@ -239,6 +239,8 @@ std::optional<Model> gpu_model(std::string_view name) {
     for (const ModelRow& r : rows())
       if (in_list(g.families, r.family)) m.rows.push_back(r);
     m.rows = apply_overrides(m.rows, g.overrides, g.name);
+    const auto units = scaled_units_of(g.name);
+    m.scaled.assign(units.begin(), units.end());
     return m;
   }
   return std::nullopt;

@@ -109,22 +109,29 @@ const ScaledUnit& scaled_unit(std::string_view gpu, std::string_view instruction
 
 const ScaledUnit& select_scaled_unit(std::string_view gpu, Fmt fa, Fmt fb, bool scaled, Fmt scale,
                                      int block, UnitChoice choice) {
-  if (scaled_units_of(gpu).empty())
+  return select_scaled_unit(gpu, scaled_units_of(gpu), fa, fb, scaled, scale, block, choice);
+}
+
+const ScaledUnit& select_scaled_unit(std::string_view gpu, std::span<const ScaledUnit> units, Fmt fa, Fmt fb,
+                                     bool scaled, Fmt scale, int block, UnitChoice choice) {
+  if (units.empty())
     throw std::invalid_argument("model " + std::string(gpu) +
                                 " has no block-scaled or fp4/fp6 unit (models that have: " + gpus() + ")");
   const ScaledAlgo want = algo_for(fa, fb, scaled, choice);
   if ((want == T) == scaled)
     throw std::invalid_argument(std::string("the ") + algo_name(want) + " unit " +
                                 (scaled ? "takes no scales" : "needs block scales"));
-  for (const ScaledUnit& u : scaled_units_of(gpu)) {
+  std::string instructions;
+  for (const ScaledUnit& u : units) {
+    instructions += (instructions.empty() ? "" : ", ") + std::string(u.instruction);
     if (u.algo != want || !(u.elements & fmt_bit(fa)) || !(u.elements & fmt_bit(fb))) continue;
     if (scaled && (u.scale != scale || u.block != block)) continue;
     return u;
   }
   std::string what = std::string(algo_name(want)) + " unit for " + info(fa).name + " x " + info(fb).name;
   if (scaled) what += " with " + std::string(info(scale).name) + " scales per " + std::to_string(block);
-  throw std::invalid_argument("model " + std::string(gpu) + " has no " + what +
-                              " (its units: " + instructions_of(gpu) + ")");
+  throw std::invalid_argument("model " + std::string(gpu) + " has no " + what + " (its units: " + instructions +
+                              ")");
 }
 
 int e_zero_for(const ScaledUnit& u, Fmt out) {

@@ -77,6 +77,11 @@ enum class UnitChoice : uint8_t { automatic, t, st, gst };
 const ScaledUnit& select_scaled_unit(std::string_view gpu, Fmt fa, Fmt fb, bool scaled, Fmt scale,
                                      int block, UnitChoice choice);
 
+/// The same among `units` (a model's, e.g. a custom model's with its bs_
+/// keys applied); `model` names it in the messages.
+const ScaledUnit& select_scaled_unit(std::string_view model, std::span<const ScaledUnit> units, Fmt fa, Fmt fb,
+                                     bool scaled, Fmt scale, int block, UnitChoice choice);
+
 /// Output formats of a row and its e_zero for one of them.
 int e_zero_for(const ScaledUnit& u, Fmt out);
 

@@ -17,6 +17,7 @@
 #include "experiments/commands.h"
 #include "experiments/common.h"
 #include "experiments/compare.h"
+#include "experiments/compare_scaled.h"
 #include "experiments/matrix.h"
 #include "experiments/numerics.h"
 
@@ -244,4 +245,69 @@ TEST_CASE("compare --schedule: each schedule on the same data; k = 4P: promote:P
   std::ostringstream out2, err2;
   CHECK(cmd_compare({"--models", "H100", "--schedule", "splitk:two"}, out2, err2) == 2);
   CHECK(err2.str().find("invalid schedule 'splitk:two'") != std::string::npos);
+}
+
+TEST_CASE("compare --input block-scaled: integers exact in the element format give zero error everywhere") {
+  // Small integers: every block's scale makes them exact elements (MX, §4.6),
+  // and their sums are exact in the units' windows.
+  const struct {
+    const char* policy;
+    const char* dist;
+  } cases[] = {{"mxfp8", "int:-8:8"}, {"mxfp8:e5m2", "int:-8:8"}, {"mxfp6", "int:-8:8"},
+               {"mxfp6:e3m2", "int:-8:8"}, {"mxfp4", "int:-4:4"}};
+  for (const auto& c : cases) {
+    CAPTURE(c.policy);
+    const Matrix A = random_matrix(5, 96, c.dist, 3), B = random_matrix(96, 7, c.dist, 4);
+    const Dequantised q = dequantise_operands(A, B, c.policy);
+    CHECK(q.A.v == A.v);
+    CHECK(q.B.v == B.v);
+    const std::vector<CompareResult> res = run_compare_scaled(A, B, parse_models("B200,RTXPRO6000"), c.policy, 1);
+    REQUIRE(res.size() == 3);
+    CHECK(res[0].model == "quantisation");
+    CHECK(res[0].normwise == 0);
+    for (std::size_t i = 1; i < res.size(); ++i) {
+      CAPTURE(res[i].model);
+      REQUIRE_FALSE(res[i].skipped);
+      CHECK(res[i].normwise == 0);
+      CHECK(res[i].unit_normwise == 0);
+    }
+  }
+}
+
+TEST_CASE("compare --input nvfp4: the quantisation's share, every model with the unit, the rest skipped") {
+  const Matrix A = random_matrix(8, 160, "normal", 1), B = random_matrix(160, 6, "normal", 2);
+  const std::vector<CompareResult> res = run_compare_scaled(A, B, parse_models("B200,B200-RN,RTXPRO6000,H100"),
+                                                            "nvfp4", 1);
+  REQUIRE(res.size() == 5);
+  CHECK(res[0].normwise > 0.01);  // e2m1 elements: a coarse quantisation
+  for (std::size_t i = 1; i <= 3; ++i) {
+    CAPTURE(res[i].model);
+    REQUIRE_FALSE(res[i].skipped);
+    CHECK(res[i].instr.find("mxf4nvf4.block16.ue4m3") != std::string::npos);
+    CHECK(res[i].unit_normwise > 0);     // fp32 results of the accumulation
+    CHECK(res[i].unit_normwise < 1e-6);  // against the dequantised product
+  }
+  CHECK(res[4].skipped);
+  CHECK(res[4].reason == "no block-scaled unit");
+  // NVFP4's per-tensor scale: the dequantised operands are e2m1 * ue4m3 * decode.
+  const Dequantised q = dequantise_operands(A, B, "nvfp4");
+  CHECK(q.A.v != A.v);
+}
+
+TEST_CASE("compare --input block-scaled from the command line") {
+  std::ostringstream out, err;
+  CHECK(cmd_compare({"--m", "4", "--n", "4", "--k", "64", "--input", "mxfp4", "--models", "B200,H100"}, out, err) ==
+        0);
+  CHECK(out.str().find("quantisation exact product of the dequantised operands") != std::string::npos);
+  CHECK(out.str().find("B200         tcgen05.mma.kind::mxf4.block32.ue8m0") != std::string::npos);
+  CHECK(out.str().find("H100         skipped: no block-scaled unit") != std::string::npos);
+  std::ostringstream out2, err2;
+  CHECK(cmd_compare({"--input", "mxfp8", "--models", "H100"}, out2, err2) == 2);
+  CHECK(err2.str().find("no model has a unit for mxfp8") != std::string::npos);
+  std::ostringstream out3, err3;
+  CHECK(cmd_compare({"--input", "nvfp5"}, out3, err3) == 2);
+  CHECK(err3.str().find("valid: mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4") != std::string::npos);
+  std::ostringstream out4, err4;
+  CHECK(cmd_compare({"--input", "nvfp4", "--output", "fp16"}, out4, err4) == 2);
+  CHECK(cmd_compare({"--input", "nvfp4", "--schedule", "splitk:2"}, out4, err4) == 2);
 }

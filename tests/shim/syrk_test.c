@@ -8,12 +8,20 @@
  *                      (144 MiB) cannot be made; the blockwise one fits.
  *   syrk_test starved  the limit is what the process holds: the call must
  *                      stop with "out of memory" and exit status 2, not
- *                      abort with an uncaught exception. */
+ *                      abort with an uncaught exception.
+ *   syrk_test scaled   MMA_INPUT_FORMAT a block-scaled policy (MMA_ACCUMULATE
+ *                      either): cblas_sgemm gives the bits of
+ *                      mmaemu_sgemm_block_scaled_acc with that accumulation
+ *                      (and not the other's), and ssyrk those of cblas_sgemm
+ *                      on the triangle, n across two 512-tiles (op(A) is
+ *                      quantised once; tiles over n keep the bits). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+
+#include "mmaemu/mmaemu.h"
 
 void cblas_sgemm(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 void cblas_ssyrk(int, int, int, int, int, float, const float*, int, float, float*, int);
@@ -26,50 +34,112 @@ static float rnd(void) {
   return ldexpf((float)((int)((g_seed >> 8) & 0xFFFF) - 32768), -12 - (int)((g_seed >> 4) & 7));
 }
 
+/* ssyrk against cblas_sgemm on one case; the number of wrong elements. */
+static int syrk_vs_sgemm(const float* A, int lda, const float* C0, float* C, float* G, int n, int k, int ld, int order,
+                         int uplo, int trans, float beta) {
+  const float alpha = 1.5f;
+  const size_t csz = (size_t)n * (size_t)ld;
+  /* op(A) is n x k: stored n x k (NoTrans) or k x n (Trans) in `order`. */
+  memcpy(C, C0, csz * sizeof *C);
+  memcpy(G, C0, csz * sizeof *G);
+  cblas_ssyrk(order, uplo, trans, n, k, alpha, A, lda, beta, C, ld);
+  cblas_sgemm(order, trans, trans == NoTrans ? Trans : NoTrans, n, n, k, alpha, A, lda, A, lda, beta, G, ld);
+  int bad = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const size_t at = order == RowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
+      const int in_tri = uplo == Upper ? i <= j : i >= j;
+      const float want = in_tri ? G[at] : C0[at];
+      if (memcmp(&C[at], &want, sizeof want) != 0 && ++bad <= 2) {
+        unsigned got_bits, want_bits;
+        memcpy(&got_bits, &C[at], 4);
+        memcpy(&want_bits, &want, 4);
+        fprintf(stderr, "n %d k %d order %d uplo %d trans %d beta %g at (%d,%d): ssyrk 0x%08X, %s 0x%08X\n", n, k,
+                order, uplo, trans, beta, i, j, got_bits, in_tri ? "sgemm" : "untouched C", want_bits);
+      }
+    }
+  return bad;
+}
+
+/* Runs syrk_vs_sgemm on n x k operands; `all`: every order, uplo, trans and
+ * beta, else two cases (upper/NoTrans and lower/Trans, column-major, beta != 0). */
+static void syrk_cases(int n, int k, int all, int* checks, int* failures) {
+  const int ld = n + 3, lda = (n > k ? n : k) + 2;
+  const size_t asz = (size_t)(n > k ? n : k) * (size_t)lda, csz = (size_t)n * (size_t)ld;
+  float* A = malloc(asz * sizeof *A);
+  float* C = malloc(csz * sizeof *C);
+  float* G = malloc(csz * sizeof *G);
+  float* C0 = malloc(csz * sizeof *C0);
+  for (size_t i = 0; i < asz; ++i) A[i] = rnd();
+  for (size_t i = 0; i < csz; ++i) C0[i] = rnd();
+  for (int order = RowMajor; order <= ColMajor; ++order)
+    for (int uplo = Upper; uplo <= Lower; ++uplo)
+      for (int trans = NoTrans; trans <= Trans; ++trans)
+        for (int b = 0; b < 2; ++b) {
+          if (!all && !(order == ColMajor && b && (uplo == Upper) == (trans == NoTrans))) continue;
+          ++*checks;
+          *failures += syrk_vs_sgemm(A, lda, C0, C, G, n, k, ld, order, uplo, trans, b ? -0.75f : 0.0f) != 0;
+        }
+  free(A), free(C), free(G), free(C0);
+}
+
 static int exact(void) {
   const int sizes[] = {1, 7, 600};
   int failures = 0, checks = 0;
-  for (int si = 0; si < 3; ++si) {
-    const int n = sizes[si], k = 19 + si, ld = n + 3, lda = (n > k ? n : k) + 2;
-    const size_t asz = (size_t)(n > k ? n : k) * (size_t)lda, csz = (size_t)n * (size_t)ld;
-    float* A = malloc(asz * sizeof *A);
-    float* C = malloc(csz * sizeof *C);
-    float* G = malloc(csz * sizeof *G);
-    float* C0 = malloc(csz * sizeof *C0);
-    for (size_t i = 0; i < asz; ++i) A[i] = rnd();
-    for (size_t i = 0; i < csz; ++i) C0[i] = rnd();
-    for (int order = RowMajor; order <= ColMajor; ++order)
-      for (int uplo = Upper; uplo <= Lower; ++uplo)
-        for (int trans = NoTrans; trans <= Trans; ++trans)
-          for (int b = 0; b < 2; ++b) {
-            const float alpha = 1.5f, beta = b ? -0.75f : 0.0f;
-            /* op(A) is n x k: stored n x k (NoTrans) or k x n (Trans) in `order`. */
-            memcpy(C, C0, csz * sizeof *C);
-            memcpy(G, C0, csz * sizeof *G);
-            cblas_ssyrk(order, uplo, trans, n, k, alpha, A, lda, beta, C, ld);
-            cblas_sgemm(order, trans, trans == NoTrans ? Trans : NoTrans, n, n, k, alpha, A, lda, A, lda, beta, G,
-                        ld);
-            int bad = 0;
-            for (int i = 0; i < n; ++i)
-              for (int j = 0; j < n; ++j) {
-                const size_t at = order == RowMajor ? (size_t)i * ld + j : (size_t)j * ld + i;
-                const int in_tri = uplo == Upper ? i <= j : i >= j;
-                const float want = in_tri ? G[at] : C0[at];
-                if (memcmp(&C[at], &want, sizeof want) != 0 && ++bad <= 2) {
-                  unsigned got_bits, want_bits;
-                  memcpy(&got_bits, &C[at], 4);
-                  memcpy(&want_bits, &want, 4);
-                  fprintf(stderr, "n %d k %d order %d uplo %d trans %d beta %g at (%d,%d): ssyrk 0x%08X, %s 0x%08X\n",
-                          n, k, order, uplo, trans, beta, i, j, got_bits, in_tri ? "sgemm" : "untouched C",
-                          want_bits);
-                }
-              }
-            ++checks;
-            failures += bad != 0;
-          }
-    free(A), free(C), free(G), free(C0);
-  }
+  for (int si = 0; si < 3; ++si) syrk_cases(sizes[si], 19 + si, 1, &checks, &failures);
   printf("ssyrk exact: %d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
+}
+
+/* cblas_sgemm under the block-scaled policy against the C API, m 9, n 11,
+ * k 70 (not a multiple of a block), alpha 1.5, beta -0.75, both layouts. */
+static int sgemm_vs_api(mmaemu_model* model, const char* policy, mmaemu_accumulate acc, int* checks) {
+  enum { M = 9, N = 11, K = 70 };
+  static float A[M * K], B[K * N], C0[M * N], C[M * N], W[M * N], O[M * N];
+  for (int i = 0; i < M * K; ++i) A[i] = rnd();
+  for (int i = 0; i < K * N; ++i) B[i] = rnd();
+  for (int i = 0; i < M * N; ++i) C0[i] = rnd();
+  const mmaemu_accumulate other = acc == MMAEMU_ACC_INTO_C ? MMAEMU_ACC_GPU_BLAS : MMAEMU_ACC_INTO_C;
+  int failures = 0;
+  for (int order = RowMajor; order <= ColMajor; ++order) {
+    const int lda = order == RowMajor ? K : M, ldb = order == RowMajor ? N : K, ldc = order == RowMajor ? N : M;
+    memcpy(C, C0, sizeof C), memcpy(W, C0, sizeof W), memcpy(O, C0, sizeof O);
+    cblas_sgemm(order, NoTrans, NoTrans, M, N, K, 1.5f, A, lda, B, ldb, -0.75f, C, ldc);
+    if (mmaemu_sgemm_block_scaled_acc(model, policy, acc, (mmaemu_layout)order, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N,
+                                      K, 1.5f, A, lda, B, ldb, -0.75f, W, ldc) != MMAEMU_OK ||
+        mmaemu_sgemm_block_scaled_acc(model, policy, other, (mmaemu_layout)order, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M,
+                                      N, K, 1.5f, A, lda, B, ldb, -0.75f, O, ldc) != MMAEMU_OK) {
+      fprintf(stderr, "C API: %s\n", mmaemu_last_error());
+      return 2;
+    }
+    *checks += 2;
+    if (memcmp(C, W, sizeof C) != 0) {
+      fprintf(stderr, "order %d: cblas_sgemm differs from mmaemu_sgemm_block_scaled_acc\n", order);
+      ++failures;
+    }
+    if (memcmp(C, O, sizeof C) == 0) {  /* the check can fail: the other accumulation differs */
+      fprintf(stderr, "order %d: both accumulations give the same bits\n", order);
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+static int scaled(void) {
+  mmaemu_model* model = NULL;
+  const char* policy = getenv("MMA_INPUT_FORMAT");
+  const char* acc_env = getenv("MMA_ACCUMULATE");
+  if (!policy || mmaemu_model_from_env(&model) != MMAEMU_OK) {
+    fprintf(stderr, "scaled: set MMA_MODEL and MMA_INPUT_FORMAT\n");
+    return 2;
+  }
+  const mmaemu_accumulate acc =
+      acc_env && strcmp(acc_env, "accumulate-into-c") == 0 ? MMAEMU_ACC_INTO_C : MMAEMU_ACC_GPU_BLAS;
+  int checks = 0, failures = sgemm_vs_api(model, policy, acc, &checks);
+  syrk_cases(7, 20, 1, &checks, &failures);
+  syrk_cases(516, 20, 0, &checks, &failures);
+  mmaemu_model_free(model);
+  printf("ssyrk scaled %s: %d passed, %d failed\n", policy, checks - failures, failures);
   return failures != 0;
 }
 
@@ -112,6 +182,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "exact") == 0) return exact();
   if (strcmp(mode, "bounded") == 0) return limited(96ll << 20, 6144);
   if (strcmp(mode, "starved") == 0) return limited(0, 6144);
-  fprintf(stderr, "usage: syrk_test exact|bounded|starved\n");
+  if (strcmp(mode, "scaled") == 0) return scaled();
+  fprintf(stderr, "usage: syrk_test exact|bounded|starved|scaled\n");
   return 2;
 }
