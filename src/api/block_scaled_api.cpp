@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/api_error.h"
+#include "driver/scaled_gemm.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -164,7 +165,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
         for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
     const ref::ScaledAccumulate mode =
         desc->accumulate == MMAEMU_ACC_INTO_C ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
-    ref::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
+    driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
                       desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
     for (size_t i = 0; i < M; ++i)
       for (size_t j = 0; j < N; ++j) C[offset(row, false, i, j, ldc)] = D[i * N + j];
