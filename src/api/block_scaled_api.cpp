@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
-// checks, gathering codes and scales from CBLAS layouts, and the reference
-// engine of docs/block-scaled.md. Every exception stops here.
+// checks, gathering codes and scales from CBLAS layouts, and the block-scaled
+// GEMM engine (driver/scaled_gemm.h: the fast engine, or the reference where
+// kernels/scaled_plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "api/api_error.h"
+#include "driver/gemm.h"
 #include "driver/scaled_gemm.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
@@ -302,12 +304,15 @@ float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, con
   codes.assign(rows * kp, 0);
   scales.assign(rows * kb, 0);
   if (k == 0) return 1.0f;
+  const int threads = driver::thread_count(0);  // rows are independent: the bits do not depend on it
   if (p.scale == MMAEMU_UE8M0) {
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t r = 0; r < rows; ++r)
       quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
     return 1.0f;
   }
   const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
+#pragma omp parallel for num_threads(threads) schedule(static)
   for (size_t r = 0; r < rows; ++r) quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]);
   return g.decode;
 }
