@@ -41,8 +41,14 @@ struct ElementCodes {
   double value[128];
   int top = 0;  // the largest finite positive code
   uint8_t sign = 0;
+  int man = 0, bias = 0;
+  double sub_scale = 0;  // 2^(man - 1 + bias): a subnormal value times it is its code
   explicit ElementCodes(Fmt f) {
-    sign = static_cast<uint8_t>(1u << (info(f).width - 1));
+    const FormatInfo& fi = info(f);
+    sign = static_cast<uint8_t>(1u << (fi.width - 1));
+    man = fi.man_bits;
+    bias = fi.bias;
+    sub_scale = std::ldexp(1.0, man - 1 + bias);
     for (int c = 0; c < sign; ++c) {
       const Unpacked u = decode(f, static_cast<uint64_t>(c));
       if (u.cls == Class::nan || u.cls == Class::inf) break;
@@ -71,6 +77,14 @@ uint8_t encode_element(Fmt elem, bool neg, double num, double den) {
   // significant bits: every comparison below is exact.
   const ElementCodes& t = element_codes(elem);
   int lo = 0, hi = t.top;  // the largest c with value[c] * den <= num
+  if (den == 1 && num > 0) {  // a guess from num's bits (truncation), kept only if it is that c
+    const uint64_t b = std::bit_cast<uint64_t>(num);
+    const int E = static_cast<int>(b >> 52) - 1023 + t.bias;
+    const int64_t g = E >= 1 ? (int64_t{E} << t.man) | static_cast<int64_t>((b >> (52 - t.man)) & ((1u << t.man) - 1))
+                             : static_cast<int64_t>(num * t.sub_scale);
+    const int c = static_cast<int>(std::min<int64_t>(g, t.top));
+    if (t.value[c] <= num && (c == t.top || num < t.value[c + 1])) lo = hi = c;
+  }
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
     if (t.value[mid] * den <= num) lo = mid;
