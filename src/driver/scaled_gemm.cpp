@@ -8,9 +8,9 @@
 // column holds a NaN/Inf element or a NaN scale is flagged at packing time
 // and runs on the reference for the lanes it concerns.
 //
-// Work: tasks of (one B panel, kRowsPerTask rows of A); each row runs its
-// 16 chains over all of k with the accumulators in the kernel, so the
-// order along k is the model's whatever the thread count.
+// Work: tasks of (one B panel, kRowsPerTask rows of A); the task's rows
+// run their 16 chains chunk of steps by chunk of steps, each chain in the
+// order along k, so the bits never depend on the thread count.
 #include "driver/scaled_gemm.h"
 
 #include <algorithm>
@@ -31,6 +31,7 @@ namespace {
 
 constexpr std::size_t L = fast::kScaledLanes;
 constexpr std::size_t kRowsPerTask = 32;
+constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
 constexpr std::size_t kMaxStepK = 64;  // scaled_plan's largest k
 constexpr int32_t kZero = fast::kScaledZeroExp;
 
@@ -315,18 +316,19 @@ uint32_t reference_step(const ref::ScaledGemm& g, const Shape& sh, std::size_t i
   return static_cast<uint32_t>(ref::scaled_instruction(u, Fmt::fp32, st));
 }
 
-// The whole chain of row i against panel q: runs of clean steps on the
-// kernel; a flagged step on the kernel for its clean lanes and on the
-// reference for the others (the special-value fallback).
-void run_chain(const Call& c, std::size_t i, std::size_t q, std::size_t lanes, uint32_t* acc) {
+// Steps [s0, s1) of row i's chains against panel q: runs of clean steps
+// on the kernel; a flagged step on the kernel for its clean lanes and on
+// the reference for the others (the special-value fallback).
+void run_chain(const Call& c, std::size_t i, std::size_t q, std::size_t lanes, std::size_t s0, std::size_t s1,
+               uint32_t* acc) {
   const Shape& sh = c.sh;
   const uint32_t* fa = &c.a.special[i * sh.steps];
   const uint32_t* fb = &c.b.special[q * sh.steps];
-  for (std::size_t s = 0; s < sh.steps;) {
+  for (std::size_t s = s0; s < s1;) {
     std::size_t e = s;
-    while (e < sh.steps && !fa[e] && !fb[e]) ++e;
+    while (e < s1 && !fa[e] && !fb[e]) ++e;
     if (e > s) run_simd(c, i, q, s, e - s, acc);
-    if (e == sh.steps) break;
+    if (e == s1) break;
     uint32_t before[L];
     std::memcpy(before, acc, sizeof before);
     const uint32_t ref_lanes = fa[e] ? ~0u : fb[e];
@@ -337,22 +339,31 @@ void run_chain(const Call& c, std::size_t i, std::size_t q, std::size_t lanes, u
   }
 }
 
-// Rows [i0, i1) against panel q, from the epilogue's start to D; chain:
-// whether any step runs (alpha_eff != 0 and k > 0).
+// Rows [i0, i1) (at most kRowsPerTask) against panel q, from the
+// epilogue's start to D; chain: whether any step runs (alpha_eff != 0 and
+// k > 0). The steps go in chunks of about kChunkBytes of the B panel, each
+// chunk through every row while it is in L1; every chain still takes its
+// steps in order.
 void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::size_t q, std::size_t i0,
               std::size_t i1) {
   const ref::ScaledGemm& g = c.g;
-  const std::size_t j0 = q * L, lanes = std::min(L, g.n - j0);
-  for (std::size_t i = i0; i < i1; ++i) {
-    alignas(64) uint32_t acc[L] = {};
-    float cv[L] = {};
+  const std::size_t j0 = q * L, lanes = std::min(L, g.n - j0), rows = i1 - i0;
+  alignas(64) uint32_t acc[kRowsPerTask][L] = {};
+  float cv[kRowsPerTask][L] = {};
+  for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j) {
-      cv[j] = ep.reads_c() ? g.C[i * g.n + j0 + j] : 0.0f;
-      acc[j] = ep.start(cv[j]);
+      cv[r][j] = ep.reads_c() ? g.C[(i0 + r) * g.n + j0 + j] : 0.0f;
+      acc[r][j] = ep.start(cv[r][j]);
     }
-    if (chain) run_chain(c, i, q, lanes, acc);
-    for (std::size_t j = 0; j < lanes; ++j) g.D[i * g.n + j0 + j] = std::bit_cast<float>(ep.finish(acc[j], cv[j]));
+  if (chain) {
+    const std::size_t step_bytes = c.sh.uk * L * 8, chunk = std::max<std::size_t>(1, kChunkBytes / step_bytes);
+    for (std::size_t s0 = 0; s0 < c.sh.steps; s0 += chunk)
+      for (std::size_t r = 0; r < rows; ++r)
+        run_chain(c, i0 + r, q, lanes, s0, std::min(c.sh.steps, s0 + chunk), acc[r]);
   }
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < lanes; ++j)
+      g.D[(i0 + r) * g.n + j0 + j] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
 }
 
 void check(const ref::ScaledGemm& g) {

@@ -120,6 +120,24 @@ HWY_INLINE void Finish(const ScaledSimdParams& p, VIH E, VD P, uint32_t* acc) {
   hn::StoreU(hn::IfThenElse(special, nan_or_c, d), di, bits);
 }
 
+// trunc(v) as int32 for |v| < 2^31 (here < 2^27): the x86 conversion
+// itself, without the saturation fix-up ConvertTo adds for larger values.
+template <class DI, class VF>
+HWY_INLINE hn::Vec<DI> TruncToInt(DI di, VF v) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  (void)di;
+  return hn::Vec<DI>{_mm512_cvttps_epi32(v.raw)};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  (void)di;
+  return hn::Vec<DI>{_mm256_cvttps_epi32(v.raw)};
+#elif HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3)
+  (void)di;
+  return hn::Vec<DI>{_mm_cvttps_epi32(v.raw)};
+#else
+  return hn::ConvertTo(di, v);
+#endif
+}
+
 // E's candidates from c: e_c for a finite nonzero c, else kNoTerm.
 template <class DI>
 HWY_INLINE hn::Vec<DI> CExponent(DI di, const uint32_t* acc) {
@@ -146,12 +164,16 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
     const float* bv = bval + l0 * L;
     const int32_t* be = bexp + l0 * L;
     // E: the largest product exponent, the scales, c and the floor.
-    VI M[NV];
-    for (std::size_t v = 0; v < NV; ++v) M[v] = hn::Set(di, kNoTerm);
-    for (int i = 0; i < k; ++i) {
-      const VI ea = hn::Set(di, ae[i]);
-      for (std::size_t v = 0; v < NV; ++v) M[v] = hn::Max(M[v], hn::Add(ea, hn::LoadU(di, be + i * L + v * N)));
+    VI M[NV], M1[NV];
+    for (std::size_t v = 0; v < NV; ++v) M[v] = M1[v] = hn::Set(di, kNoTerm);
+    for (int i = 0; i < k; i += 2) {  // two independent maxima
+      const VI ea0 = hn::Set(di, ae[i]), ea1 = hn::Set(di, ae[i + 1]);
+      for (std::size_t v = 0; v < NV; ++v) {
+        M[v] = hn::Max(M[v], hn::Add(ea0, hn::LoadU(di, be + i * L + v * N)));
+        M1[v] = hn::Max(M1[v], hn::Add(ea1, hn::LoadU(di, be + (i + 1) * L + v * N)));
+      }
     }
+    for (std::size_t v = 0; v < NV; ++v) M[v] = hn::Max(M[v], M1[v]);
     VF f[NV];
     for (std::size_t v = 0; v < NV; ++v) {
       const VI es = hn::Add(hn::Set(di, ascale[s]), hn::LoadU(di, bscale + s * L + v * N));
@@ -169,8 +191,8 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
       for (std::size_t v = 0; v < NV; ++v) {
         const VF p0 = hn::Mul(hn::Mul(a0, hn::LoadU(df, bv + i * L + v * N)), f[v]);
         const VF p1 = hn::Mul(hn::Mul(a1, hn::LoadU(df, bv + (i + 1) * L + v * N)), f[v]);
-        s0[v] = hn::Add(s0[v], hn::ConvertTo(di, p0));
-        s1[v] = hn::Add(s1[v], hn::ConvertTo(di, p1));
+        s0[v] = hn::Add(s0[v], TruncToInt(di, p0));
+        s1[v] = hn::Add(s1[v], TruncToInt(di, p1));
       }
     }
     for (std::size_t v = 0; v < NV; ++v) {
