@@ -304,7 +304,8 @@ float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, con
   codes.assign(rows * kp, 0);
   scales.assign(rows * kb, 0);
   if (k == 0) return 1.0f;
-  const int threads = driver::thread_count(0);  // rows are independent: the bits do not depend on it
+  // Rows are independent: the bits do not depend on the threads; small inputs stay on one.
+  const int threads = rows * k < (size_t{1} << 16) ? 1 : driver::thread_count(0);
   if (p.scale == MMAEMU_UE8M0) {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t r = 0; r < rows; ++r)

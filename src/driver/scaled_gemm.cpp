@@ -32,7 +32,8 @@ namespace {
 constexpr std::size_t L = fast::kScaledLanes;
 constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
-constexpr std::size_t kMaxStepK = 64;  // scaled_plan's largest k
+constexpr std::size_t kMaxStepK = 64;
+constexpr std::size_t kMinWorkPerThread = 4096;  // (row, panel, step) units, about 1 ms  // scaled_plan's largest k
 constexpr int32_t kZero = fast::kScaledZeroExp;
 
 // ---------------------------------------------------------------------------
@@ -383,9 +384,12 @@ void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options) {
   if (plan.kernel == fast::ScaledKernel::reference) return ref::scaled_gemm(g);
   check(g);
   if (g.m == 0 || g.n == 0) return;
-  const int threads = thread_count(options.threads);
   const ref::ScaledEpilogue ep = ref::make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);
   const Shape sh = shape_of(g);
+  // By default a small product stays on one thread (waking a team costs
+  // more than it saves); a thread count asked for is used as it is.
+  const std::size_t work = g.m * sh.panels * std::max<std::size_t>(sh.steps, 1);
+  const int threads = options.threads == 0 && work < kMinWorkPerThread ? 1 : thread_count(options.threads);
   const bool chain = ep.alpha_eff != 0 && sh.steps > 0;
   const Packed a = chain ? pack_a(g, sh, threads) : Packed{};
   const Packed b = chain ? pack_b(g, sh, threads) : Packed{};
