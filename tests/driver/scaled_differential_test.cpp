@@ -157,6 +157,10 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
     const std::size_t unit_k = u.block ? static_cast<std::size_t>(u.block) : 1;
     t.k = u.block ? unit_k * (rng() % 6) : rng() % 100;  // 0 now and then; GST: k % 64 = 32 or 48 pads
     t.m = 1 + rng() % 7;
+    if (i % 5 == 4) {  // long k: more steps than the driver's chunk of steps (24 KiB of B panel)
+      t.k = (u.block ? unit_k : 32) * (12 + rng() % 12) + (u.block ? 0 : rng() % 32);
+      t.m = 1 + rng() % 3;
+    }
     t.n = 1 + rng() % 37;  // more than one panel of 16, a partial one
     t.mix = static_cast<Mix>(i % 4);
     t.acc = i % 2 ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
