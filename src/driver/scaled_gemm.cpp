@@ -127,7 +127,8 @@ struct Side {
 
 struct StPacked {
   std::vector<float> val;
-  std::vector<int32_t> exp, scale_exp;
+  std::vector<int16_t> exp;  // A: element l at [l]; B: in pairs (StLanePanel)
+  std::vector<int32_t> scale_exp;
 };
 struct GstPacked {
   std::vector<float> val2;
@@ -141,17 +142,19 @@ struct Packed {
   std::vector<uint32_t> special;  // A: per (row, step) 0/1; B: per (panel, step) the lanes
 };
 
-// Writes operand row r as lane `lane` of a panel (stride L) or as a row
-// (stride 1); returns the special flags of its steps through `flag`.
+// Writes operand row r as a lane of a panel (stride L) or as a row
+// (stride 1); exponents go in pairs (element l at (l/2)*2*stride + l%2,
+// which is l for a row); returns the special flags of its steps through
+// `flag`.
 template <typename Flag>
 void pack_st(const ScaledUnit& u, const Shape& sh, const ElementTable& et, const ScaleTable& stab, const Side& x,
-             std::size_t r, float* val, int32_t* exp, int32_t* sexp, std::size_t stride, Flag flag) {
+             std::size_t r, float* val, int16_t* exp, int32_t* sexp, std::size_t stride, Flag flag) {
   for (std::size_t s = 0; s < sh.steps; ++s) {
     bool special = false;
     for (std::size_t l = s * sh.uk; l < (s + 1) * sh.uk; ++l) {
       const ElementCode& c = et[x.code(r, l)];
       val[l * stride] = c.val;
-      exp[l * stride] = c.e;
+      exp[(l / 2) * 2 * stride + l % 2] = static_cast<int16_t>(c.e);
       special |= c.special;
     }
     int32_t es = 0;
@@ -243,7 +246,7 @@ Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
     p.gst.scale_exp.assign(P * sh.kbp * L, neutral.e);
   } else {
     p.st.val.assign(P * sh.kp * L, 0.0f);
-    p.st.exp.assign(P * sh.kp * L, kZero);
+    p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kZero));
     p.st.scale_exp.assign(P * sh.steps * L, 0);
   }
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -256,7 +259,7 @@ Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
         pack_gst(sh, et, stab, x, col, &p.gst.val2[q * sh.kp * L + j], &p.gst.nz[q * sh.steps * sh.groups * L + j],
                  &p.gst.scale[q * sh.kbp * L + j], &p.gst.scale_exp[q * sh.kbp * L + j], L, flag);
       else
-        pack_st(u, sh, et, stab, x, col, &p.st.val[q * sh.kp * L + j], &p.st.exp[q * sh.kp * L + j],
+        pack_st(u, sh, et, stab, x, col, &p.st.val[q * sh.kp * L + j], &p.st.exp[q * sh.kp * L + 2 * j],
                 &p.st.scale_exp[q * sh.steps * L + j], L, flag);
     }
   }

@@ -54,8 +54,10 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/scaled_simd.h"
 
@@ -147,8 +149,43 @@ HWY_INLINE hn::Vec<DI> CExponent(DI di, const uint32_t* acc) {
   return hn::IfThenElse(ok, ec, hn::Set(di, kNoTerm));
 }
 
-void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT aval, const int32_t* HWY_RESTRICT aexp,
-             const int32_t* HWY_RESTRICT ascale, const float* HWY_RESTRICT bval, const int32_t* HWY_RESTRICT bexp,
+// M[v] = the largest e_a + e_b over the step's k products, for the lanes
+// of vector v (StLanePanel's layout: exponents in pairs). The sums are
+// int16 (>= 2 * kScaledZeroExp), two products per int32 lane.
+template <class DI>
+HWY_INLINE void MaxProductExp(DI di, int k, const int16_t* HWY_RESTRICT ae, const int16_t* HWY_RESTRICT be,
+                              hn::Vec<DI>* M) {
+  constexpr std::size_t N = hn::MaxLanes(di), NV = L / N;
+#if HWY_TARGET == HWY_SCALAR
+  for (std::size_t v = 0; v < NV; ++v) {
+    int32_t m = kNoTerm;
+    for (int i = 0; i < k; ++i) m = std::max(m, ae[i] + be[(i / 2) * 2 * L + 2 * v + i % 2]);
+    M[v] = hn::Set(di, m);
+  }
+#else
+  const hn::Repartition<int16_t, DI> dw;
+  using VW = hn::Vec<decltype(dw)>;
+  VW W[NV], W1[NV];
+  for (std::size_t v = 0; v < NV; ++v) W[v] = W1[v] = hn::Set(dw, int16_t{kNoTerm});
+  for (int i = 0; i < k; i += 4) {  // pairs (i, i+1) and (i+2, i+3): two independent maxima
+    int32_t pa0, pa1 = 0;
+    std::memcpy(&pa0, ae + i, 4);
+    if (i + 2 < k) std::memcpy(&pa1, ae + i + 2, 4);
+    const VW ea0 = hn::BitCast(dw, hn::Set(di, pa0)), ea1 = hn::BitCast(dw, hn::Set(di, pa1));
+    for (std::size_t v = 0; v < NV; ++v) {
+      W[v] = hn::Max(W[v], hn::Add(ea0, hn::LoadU(dw, be + i * L + 2 * v * N)));
+      if (i + 2 < k) W1[v] = hn::Max(W1[v], hn::Add(ea1, hn::LoadU(dw, be + (i + 2) * L + 2 * v * N)));
+    }
+  }
+  for (std::size_t v = 0; v < NV; ++v) {
+    const hn::Vec<DI> w = hn::BitCast(di, hn::Max(W[v], W1[v]));
+    M[v] = hn::Max(hn::ShiftRight<16>(w), hn::ShiftRight<16>(hn::ShiftLeft<16>(w)));  // the pair's larger
+  }
+#endif
+}
+
+void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT aval, const int16_t* HWY_RESTRICT aexp,
+             const int32_t* HWY_RESTRICT ascale, const float* HWY_RESTRICT bval, const int16_t* HWY_RESTRICT bexp,
              const int32_t* HWY_RESTRICT bscale, uint32_t* HWY_RESTRICT acc) {
   const hn::ScalableTag<float> df;
   const hn::RebindToSigned<decltype(df)> di;
@@ -160,20 +197,12 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
   for (int s = 0; s < steps; ++s) {
     const std::size_t l0 = static_cast<std::size_t>(s) * k;
     const float* av = aval + l0;
-    const int32_t* ae = aexp + l0;
+    const int16_t* ae = aexp + l0;
     const float* bv = bval + l0 * L;
-    const int32_t* be = bexp + l0 * L;
+    const int16_t* be = bexp + l0 * L;
     // E: the largest product exponent, the scales, c and the floor.
-    VI M[NV], M1[NV];
-    for (std::size_t v = 0; v < NV; ++v) M[v] = M1[v] = hn::Set(di, kNoTerm);
-    for (int i = 0; i < k; i += 2) {  // two independent maxima
-      const VI ea0 = hn::Set(di, ae[i]), ea1 = hn::Set(di, ae[i + 1]);
-      for (std::size_t v = 0; v < NV; ++v) {
-        M[v] = hn::Max(M[v], hn::Add(ea0, hn::LoadU(di, be + i * L + v * N)));
-        M1[v] = hn::Max(M1[v], hn::Add(ea1, hn::LoadU(di, be + (i + 1) * L + v * N)));
-      }
-    }
-    for (std::size_t v = 0; v < NV; ++v) M[v] = hn::Max(M[v], M1[v]);
+    VI M[NV];
+    MaxProductExp(di, k, ae, be, M);
     VF f[NV];
     for (std::size_t v = 0; v < NV; ++v) {
       const VI es = hn::Add(hn::Set(di, ascale[s]), hn::LoadU(di, bscale + s * L + v * N));

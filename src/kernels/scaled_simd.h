@@ -33,14 +33,16 @@ struct ScaledSimdParams {
 /// kScaledZeroExp), scale_exp[s] the scale's exponent per step (T: 0).
 struct StRowPanel {
   const float* val;
-  const int32_t* exp;
+  const int16_t* exp;
   const int32_t* scale_exp;
 };
 /// T/ST, B's 16 columns, lane-interleaved: element l of lane j at
-/// [l*16 + j], the scale exponent of step s at scale_exp[s*16 + j].
+/// val[l*16 + j]; exponents in pairs, element l of lane j at
+/// exp[(l/2)*32 + 2j + l%2] (one int32 lane holds a pair); the scale
+/// exponent of step s at scale_exp[s*16 + j].
 struct StLanePanel {
   const float* val;
-  const int32_t* exp;
+  const int16_t* exp;
   const int32_t* scale_exp;
 };
 
