@@ -157,6 +157,7 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
     const std::size_t unit_k = u.block ? static_cast<std::size_t>(u.block) : 1;
     t.k = u.block ? unit_k * (rng() % 6) : rng() % 100;  // 0 now and then; GST: k % 64 = 32 or 48 pads
     t.m = 1 + rng() % 7;
+    if (i % 10 == 7) t.m = 33 + rng() % 9;  // more rows than one task (32)
     if (i % 5 == 4) {  // long k: more steps than the driver's chunk of steps (24 KiB of B panel)
       t.k = (u.block ? unit_k : 32) * (12 + rng() % 12) + (u.block ? 0 : rng() % 32);
       t.m = 1 + rng() % 3;
