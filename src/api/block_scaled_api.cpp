@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
-// checks, gathering codes and scales from CBLAS layouts, and the reference
-// engine of docs/block-scaled.md. Every exception stops here.
+// checks, gathering codes and scales from CBLAS layouts, and the block-scaled
+// GEMM engine (driver/scaled_gemm.h: the fast engine, or the reference where
+// kernels/scaled_plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -11,6 +12,8 @@
 
 #include "api/api_error.h"
 #include "api/model_of.h"
+#include "driver/gemm.h"
+#include "driver/scaled_gemm.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -165,7 +168,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
         for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
     const ref::ScaledAccumulate mode =
         desc->accumulate == MMAEMU_ACC_INTO_C ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
-    ref::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
+    driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
                       desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
     for (size_t i = 0; i < M; ++i)
       for (size_t j = 0; j < N; ++j) C[offset(row, false, i, j, ldc)] = D[i * N + j];
@@ -302,12 +305,16 @@ float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, con
   codes.assign(rows * kp, 0);
   scales.assign(rows * kb, 0);
   if (k == 0) return 1.0f;
+  // Rows are independent: the bits do not depend on the threads; small inputs stay on one.
+  const int threads = rows * k < (size_t{1} << 16) ? 1 : driver::thread_count(0);
   if (p.scale == MMAEMU_UE8M0) {
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t r = 0; r < rows; ++r)
       quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
     return 1.0f;
   }
   const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
+#pragma omp parallel for num_threads(threads) schedule(static)
   for (size_t r = 0; r < rows; ++r) quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]);
   return g.decode;
 }

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace mmaemu {
 namespace {
@@ -32,7 +34,68 @@ uint64_t round_quotient(Fmt to, bool neg, uint64_t num, int exp, uint64_t den) {
   return round_pack(to, neg, wide / den, exp - 16, wide % den != 0, Round::rne, Overflow::saturate);
 }
 
+// The positive finite codes of an element format in increasing value
+// (code c has value value[c]: E<<m | M grows with the value), for RNE with
+// saturation by search instead of the generic round_pack().
+struct ElementCodes {
+  double value[128];
+  int top = 0;  // the largest finite positive code
+  uint8_t sign = 0;
+  int man = 0, bias = 0;
+  double sub_scale = 0;  // 2^(man - 1 + bias): a subnormal value times it is its code
+  explicit ElementCodes(Fmt f) {
+    const FormatInfo& fi = info(f);
+    sign = static_cast<uint8_t>(1u << (fi.width - 1));
+    man = fi.man_bits;
+    bias = fi.bias;
+    sub_scale = std::ldexp(1.0, man - 1 + bias);
+    for (int c = 0; c < sign; ++c) {
+      const Unpacked u = decode(f, static_cast<uint64_t>(c));
+      if (u.cls == Class::nan || u.cls == Class::inf) break;
+      value[c] = u.cls == Class::zero ? 0.0 : std::ldexp(static_cast<double>(u.sig), u.exp);
+      top = c;
+    }
+  }
+};
+
+const ElementCodes& element_codes(Fmt f) {
+  static const ElementCodes e4m3(Fmt::e4m3), e5m2(Fmt::e5m2), e3m2(Fmt::e3m2), e2m3(Fmt::e2m3), e2m1(Fmt::e2m1);
+  switch (f) {
+    case Fmt::e4m3: return e4m3;
+    case Fmt::e5m2: return e5m2;
+    case Fmt::e3m2: return e3m2;
+    case Fmt::e2m3: return e2m3;
+    case Fmt::e2m1: return e2m1;
+    default: throw std::invalid_argument(std::string(info(f).name) + " is not an MX/NVFP4 element format");
+  }
+}
+
 }  // namespace
+
+uint8_t encode_element(Fmt elem, bool neg, double num, double den) {
+  // value[c] * den and the midpoints times den have at most 4 + 4 + 1
+  // significant bits: every comparison below is exact.
+  const ElementCodes& t = element_codes(elem);
+  int lo = 0, hi = t.top;  // the largest c with value[c] * den <= num
+  if (den == 1 && num > 0) {  // a guess from num's bits (truncation), kept only if it is that c
+    const uint64_t b = std::bit_cast<uint64_t>(num);
+    const int E = static_cast<int>(b >> 52) - 1023 + t.bias;
+    const int64_t g = E >= 1 ? (int64_t{E} << t.man) | static_cast<int64_t>((b >> (52 - t.man)) & ((1u << t.man) - 1))
+                             : static_cast<int64_t>(num * t.sub_scale);
+    const int c = static_cast<int>(std::min<int64_t>(g, t.top));
+    if (t.value[c] <= num && (c == t.top || num < t.value[c + 1])) lo = hi = c;
+  }
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (t.value[mid] * den <= num) lo = mid;
+    else hi = mid - 1;
+  }
+  if (lo < t.top) {
+    const double half = (t.value[lo] + t.value[lo + 1]) * 0.5 * den;
+    if (num > half || (num == half && (lo & 1))) ++lo;  // ties to the even code (even significand)
+  }
+  return static_cast<uint8_t>((neg ? t.sign : 0) | lo);
+}
 
 void quantise_mx(Fmt elem, std::size_t block, const float* v, std::size_t n, uint8_t* codes,
                  uint8_t* scales) {
@@ -46,12 +109,8 @@ void quantise_mx(Fmt elem, std::size_t block, const float* v, std::size_t n, uin
     const float amax = block_amax(v + b0, len);
     const int X = amax == 0 ? -127 : std::clamp(std::ilogb(amax) - info(elem).emax(), -127, 127);
     scales[b0 / block] = static_cast<uint8_t>(X + 127);
-    for (std::size_t i = b0; i < b0 + len; ++i) {  // v / 2^X is exact: only the exponent moves
-      const Unpacked u = decode(Fmt::fp32, bits(v[i]));
-      codes[i] = static_cast<uint8_t>(
-          u.cls == Class::zero ? zero_bits(elem, u.neg)
-                               : round_pack(elem, u.neg, u.sig, u.exp - X, false, Round::rne, Overflow::saturate));
-    }
+    for (std::size_t i = b0; i < b0 + len; ++i)  // |v| / 2^X is exact in binary64: only the exponent moves
+      codes[i] = encode_element(elem, std::signbit(v[i]), std::ldexp(std::fabs(static_cast<double>(v[i])), -X), 1.0);
   }
 }
 
@@ -79,12 +138,11 @@ void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes,
         a.cls == Class::zero ? 0 : round_quotient(Fmt::ue4m3, false, a.sig * s.sig, a.exp + s.exp, 6));
     scales[b0 / kBlock] = sc;
     const Unpacked q = decode(Fmt::ue4m3, sc);
-    for (std::size_t i = b0; i < b0 + len; ++i) {  // v * encode / scale, rounded once
-      const Unpacked x = decode(Fmt::fp32, bits(v[i]));
-      codes[i] = static_cast<uint8_t>(
-          x.cls == Class::zero || q.cls == Class::zero
-              ? zero_bits(Fmt::e2m1, x.neg)
-              : round_quotient(Fmt::e2m1, x.neg, x.sig * s.sig, x.exp + s.exp - q.exp, q.sig));
+    const double scale = q.cls == Class::zero ? 0.0 : std::ldexp(static_cast<double>(q.sig), q.exp);
+    for (std::size_t i = b0; i < b0 + len; ++i) {  // |v| * encode (exact in binary64) / scale, rounded once
+      const bool neg = std::signbit(v[i]);
+      codes[i] = scale == 0 ? static_cast<uint8_t>(zero_bits(Fmt::e2m1, neg))
+                            : encode_element(Fmt::e2m1, neg, std::fabs(static_cast<double>(v[i])) * double{encode}, scale);
     }
   }
 }

@@ -31,6 +31,13 @@ Nvfp4Global nvfp4_global_scale(const float* v, std::size_t n);
 /// the sign). A block with NaN or Inf gets the NaN scale 0x7F and codes 0.
 void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales);
 
+/// The element code of (-1)^neg * num / den rounded once, to nearest even
+/// with saturation (num >= 0 and den > 0 exact binary64 values with at
+/// most 48 and 4 significant bits): the conversion quantise_mx (den = 1)
+/// and quantise_nvfp4 make per element. Throws std::invalid_argument for a
+/// format other than e4m3, e5m2, e3m2, e2m3, e2m1.
+uint8_t encode_element(Fmt elem, bool neg, double num, double den);
+
 /// out[i] = RNE32(element * scale * g) with one rounding (NaN scale: NaN).
 void dequantise(Fmt elem, Fmt scale, std::size_t block, const uint8_t* codes, const uint8_t* scales,
                 std::size_t n, float g, float* out);

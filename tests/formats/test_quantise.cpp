@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <ios>
 #include <random>
 #include <vector>
 
@@ -134,4 +135,53 @@ TEST_CASE("quantise then dequantise: exact values survive, the error is bounded"
   // Dequantisation is one rounding of element*scale*g.
   CHECK(mmaemu::mul3_rne32(3.0f, 0.1f, 1.0f) == 0.3f);  // RNE32(3 * fl(0.1)) = fl(0.3)
   CHECK(std::isnan(mmaemu::mul3_rne32(0.0f, INFINITY, 1.0f)));
+}
+
+// The per-element conversion the quantisers make (encode_element, a search
+// over the codes) against one generic round_pack() of the exact value or
+// quotient: random values over the formats' ranges, every code's value, and
+// every midpoint between neighbours and its neighbouring doubles.
+TEST_CASE("encode_element equals round_pack: MX values and NVFP4 quotients") {
+  using namespace mmaemu;
+  std::mt19937_64 rng(12);
+  auto slow = [](Fmt f, bool neg, double num, uint64_t den) {
+    if (num == 0) return static_cast<uint8_t>(zero_bits(f, neg));
+    int e = 0;
+    const double m = std::frexp(num, &e);  // num = m * 2^e, m in [0.5, 1): 53 bits
+    const uint64_t wide = static_cast<uint64_t>(std::ldexp(m, 53)) << 8;
+    // wide / den keeps >= 57 bits, the remainder is the sticky bit: one rounding.
+    return static_cast<uint8_t>(
+        round_pack(f, neg, wide / den, e - 53 - 8, wide % den != 0, Round::rne, Overflow::saturate));
+  };
+  for (Fmt f : {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1}) {
+    std::vector<double> probes;
+    const int top = (1 << (info(f).width - 1)) - 1;
+    std::vector<double> vals;
+    for (int c = 0; c <= top; ++c) {
+      const Unpacked u = decode(f, static_cast<uint64_t>(c));
+      if (u.cls == Class::nan || u.cls == Class::inf) break;
+      vals.push_back(u.cls == Class::zero ? 0.0 : std::ldexp(static_cast<double>(u.sig), u.exp));
+    }
+    for (std::size_t c = 0; c < vals.size(); ++c) {
+      probes.push_back(vals[c]);
+      const double next = c + 1 < vals.size() ? vals[c + 1] : vals[c] * 1.25;
+      const double mid = (vals[c] + next) / 2;
+      for (double p : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300), next * 4})
+        probes.push_back(p);
+    }
+    for (int i = 0; i < 20000; ++i)
+      probes.push_back(std::ldexp(static_cast<double>(rng() >> 40), static_cast<int>(rng() % 40) - 50));
+    for (uint64_t den : {1, 3, 5, 7, 9, 11, 13, 15}) {
+      for (double p : probes) {
+        // p * den / den: the midpoints again; p / den: inexact quotients.
+        for (const double num : {p * static_cast<double>(den), p})
+        for (bool neg : {false, true}) {
+          const uint8_t want = slow(f, neg, num, den), got = encode_element(f, neg, num, static_cast<double>(den));
+          if (want != got)
+            FAIL_CHECK(info(f).name << " neg " << neg << " num " << std::hexfloat << num << " den " << den
+                                    << ": round_pack 0x" << std::hex << int(want) << " encode 0x" << int(got));
+        }
+      }
+    }
+  }
 }

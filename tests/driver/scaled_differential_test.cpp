@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Bit identity of the block-scaled fast engine (driver::scaled_gemm) with
+// the reference (ref::scaled_gemm), docs/block-scaled.md: every row of
+// src/models/scaled_units.cpp, every element-format pair, both subnormal
+// conventions, both accumulation semantics, odd shapes and k padding,
+// NaN/Inf elements, NaN and zero scales, extreme scales, zero groups, 1
+// and 2 threads, and every compiled and supported SIMD target.
+// MMAEMU_TEST_SEED changes the seed, MMAEMU_DIFF_SCALE the counts.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/engine_rows.h"
+#include "driver/scaled_gemm.h"
+#include "hwy/targets.h"
+#include "kernels/scaled_plan.h"
+#include "models/scaled_units.h"
+#include "ref/block_scaled.h"
+
+using namespace mmaemu;
+using namespace mmaemu::test;
+
+namespace {
+
+constexpr Fmt kElements[] = {Fmt::e4m3, Fmt::e5m2, Fmt::e3m2, Fmt::e2m3, Fmt::e2m1};
+
+// How a trial draws its codes.
+enum class Mix { any, finite, narrow, extreme };
+
+struct Draw {
+  std::mt19937_64 rng;
+  Mix mix;
+
+  uint8_t element(Fmt f) {
+    const FormatInfo& fi = info(f);
+    const uint8_t all = static_cast<uint8_t>((1u << fi.width) - 1);
+    for (;;) {
+      const uint64_t r = rng();
+      uint8_t c = static_cast<uint8_t>(r & all);
+      if (r % 100 < 12) c = static_cast<uint8_t>(r >> 40 & 1 ? 1u << (fi.width - 1) : 0);  // +-0
+      if (mix == Mix::narrow) {  // the exponent within two binades of the middle: cancellation
+        const unsigned e = (1u << (fi.exp_bits - 1)) - 1 + static_cast<unsigned>(r >> 20) % 3;
+        c = static_cast<uint8_t>((c & ~(((1u << fi.exp_bits) - 1) << fi.man_bits)) | e << fi.man_bits);
+      }
+      const Class cls = decode(f, c).cls;
+      if (mix == Mix::any || (cls != Class::nan && cls != Class::inf)) return c;
+    }
+  }
+
+  uint8_t scale(Fmt f) {
+    const uint64_t r = rng();
+    const int pick = static_cast<int>(r % 100);
+    if (mix == Mix::any && pick < 3) return f == Fmt::ue8m0 ? 0xFF : (r >> 8 & 1 ? 0xFF : 0x7F);  // NaN
+    if (f == Fmt::ue8m0) {
+      if (mix == Mix::extreme || pick < 8) {
+        const uint8_t ends[] = {0x00, 0x01, 0x14, 0x54, 0xB3, 0xB4, 0xE3, 0xFD, 0xFE};
+        return ends[(r >> 16) % 9];
+      }
+      return static_cast<uint8_t>(127 - 4 + (r >> 16) % 9);
+    }
+    if (mix == Mix::extreme || pick < 10) {  // zero, subnormals, the top, the sign bit
+      const uint8_t ends[] = {0x00, 0x80, 0x01, 0x07, 0x08, 0x7E, 0xFE, 0xB8, 0x09};
+      return ends[(r >> 16) % 9];
+    }
+    return static_cast<uint8_t>(0x30 + (r >> 16) % 0x10);
+  }
+
+  float c_value() {
+    const uint64_t r = rng();
+    const int pick = static_cast<int>(r % 100);
+    if (mix == Mix::any && pick < 4) {
+      const float sp[] = {NAN, INFINITY, -INFINITY, 0x1p127f};
+      return sp[(r >> 8) % 4];
+    }
+    if (pick < 15) return r >> 8 & 1 ? -0.0f : 0.0f;
+    if (pick < 20) return std::bit_cast<float>(static_cast<uint32_t>(r >> 12) & 0x807FFFFFu);  // subnormal
+    return std::ldexp(static_cast<float>(static_cast<int64_t>(r >> 40) - (1 << 23)), static_cast<int>((r >> 8) % 40) - 40);
+  }
+};
+
+struct Trial {
+  std::size_t m, n, k;
+  Fmt fa, fb;
+  Mix mix;
+  ref::ScaledAccumulate acc;
+  int threads;
+  float alpha, beta, g_a, g_b;
+};
+
+std::string describe(const ScaledUnit& u, const Trial& t) {
+  return std::string(u.gpu) + " " + u.instruction + " " + info(t.fa).name + "x" + info(t.fb).name +
+         (u.narrow_subnormals == NarrowSubnormals::normalize ? " normalize" : "") + " m" + std::to_string(t.m) +
+         " n" + std::to_string(t.n) + " k" + std::to_string(t.k) + " mix " + std::to_string(int(t.mix)) +
+         (t.acc == ref::ScaledAccumulate::into_c ? " into_c" : " gpu_blas") + " threads " + std::to_string(t.threads);
+}
+
+// One GEMM on both engines; returns the number of differing elements
+// (the first two reported in hex).
+int compare(const ScaledUnit& u, const Trial& t, uint64_t seed, const std::string& where) {
+  Draw d{std::mt19937_64(seed), t.mix};
+  const std::size_t nb = u.block ? t.k / u.block : 0;
+  std::vector<uint8_t> A(t.m * t.k), B(t.n * t.k), SA(t.m * nb + 1), SB(t.n * nb + 1);
+  for (auto& x : A) x = d.element(t.fa);
+  for (auto& x : B) x = d.element(t.fb);
+  for (auto& x : SA) x = d.scale(u.scale);
+  for (auto& x : SB) x = d.scale(u.scale);
+  // Zero groups: now and then 16 consecutive zero elements in a row or column.
+  for (std::size_t r = 0; r < t.m && t.k >= 16; ++r)
+    if (d.rng() % 4 == 0) std::fill_n(&A[r * t.k + (d.rng() % (t.k / 16)) * 16], 16, 0);
+  for (std::size_t r = 0; r < t.n && t.k >= 16; ++r)
+    if (d.rng() % 4 == 0) std::fill_n(&B[r * t.k + (d.rng() % (t.k / 16)) * 16], 16, 0);
+  std::vector<float> C(t.m * t.n), Dref(t.m * t.n), Dfast(t.m * t.n, 1.0f);
+  for (auto& x : C) x = d.c_value();
+  ref::ScaledGemm g{&u, t.fa, t.fb, t.m, t.n, t.k, A.data(), SA.data(), B.data(), SB.data(),
+                    t.alpha, t.beta, t.g_a, t.g_b, t.acc, C.data(), Dref.data()};
+  ref::scaled_gemm(g);
+  g.D = Dfast.data();
+  driver::scaled_gemm(g, {t.threads, false});
+  int bad = 0;
+  for (std::size_t i = 0; i < Dref.size(); ++i) {
+    const uint32_t want = std::bit_cast<uint32_t>(Dref[i]), got = std::bit_cast<uint32_t>(Dfast[i]);
+    if (want != got && ++bad <= 2)
+      FAIL_CHECK("seed " << seed << " " << where << " " << describe(u, t) << " at (" << i / t.n << ","
+                         << i % t.n << "): ref " << hex(want) << " fast " << hex(got));
+  }
+  return bad;
+}
+
+// The rows under test: every registry row, and each with renormalised
+// fp6/fp4 subnormals.
+std::vector<ScaledUnit> units() {
+  std::vector<ScaledUnit> v;
+  for (const ScaledUnit& u : scaled_units()) {
+    v.push_back(u);
+    ScaledUnit w = u;
+    w.narrow_subnormals = NarrowSubnormals::normalize;
+    v.push_back(w);
+  }
+  return v;
+}
+
+// `count` trials of unit u; covers every format pair when count >= 25.
+void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string& where) {
+  std::mt19937_64 rng(seed);
+  const std::vector<Fmt> fmts = u.algo == ScaledAlgo::gst_fdpa ? std::vector<Fmt>{Fmt::e2m1}
+                                                                : std::vector<Fmt>(std::begin(kElements), std::end(kElements));
+  const std::size_t nf = fmts.size();
+  for (int i = 0; i < count; ++i) {
+    Trial t{};
+    t.fa = fmts[i % nf];
+    t.fb = fmts[(i / nf) % nf];
+    const std::size_t unit_k = u.block ? static_cast<std::size_t>(u.block) : 1;
+    t.k = u.block ? unit_k * (rng() % 6) : rng() % 100;  // 0 now and then; GST: k % 64 = 32 or 48 pads
+    t.m = 1 + rng() % 7;
+    if (i % 10 == 7) t.m = 33 + rng() % 9;  // more rows than one task (32)
+    if (i % 5 == 4) {  // long k: more steps than the driver's chunk of steps (24 KiB of B panel)
+      t.k = (u.block ? unit_k : 32) * (12 + rng() % 12) + (u.block ? 0 : rng() % 32);
+      t.m = 1 + rng() % 3;
+    }
+    t.n = 1 + rng() % 37;  // more than one panel of 16, a partial one
+    t.mix = static_cast<Mix>(i % 4);
+    t.acc = i % 2 ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
+    t.threads = 1 + (i / 2) % 2;
+    const float alphas[] = {1.0f, 0.5f, -3.0f, 0.0f}, betas[] = {0.0f, 1.0f, 2.0f, -0.5f};
+    t.alpha = alphas[rng() % 4];
+    t.beta = betas[rng() % 4];
+    t.g_a = rng() % 3 ? 1.0f : 0.125f;
+    t.g_b = rng() % 3 ? 1.0f : 3.0f;
+    compare(u, t, rng(), where);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every block-scaled row runs on the SIMD kernels, and use_reference reaches the reference") {
+  for (const ScaledUnit& u : scaled_units()) {
+    INFO(u.gpu << " " << u.instruction);
+    CHECK(fast::scaled_plan(u).kernel != fast::ScaledKernel::reference);
+    CHECK(fast::scaled_plan(u, true).kernel == fast::ScaledKernel::reference);
+  }
+  ScaledUnit wide = scaled_units()[0];
+  wide.F = 30;  // outside the T/ST kernel's int32 bound: the reference serves it
+  CHECK(fast::scaled_plan(wide).kernel == fast::ScaledKernel::reference);
+}
+
+TEST_CASE("fast engine equals ref::scaled_gemm: every row, format pair, semantics, shapes, specials") {
+  uint64_t seed = kSeed;
+  for (const ScaledUnit& u : units()) run_trials(u, static_cast<int>(30 * kScale), seed++, "default target");
+}
+
+TEST_CASE("fast engine equals ref::scaled_gemm on every compiled and supported SIMD target") {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    uint64_t seed = kSeed ^ static_cast<uint64_t>(target);
+    for (const ScaledUnit& u : units()) run_trials(u, static_cast<int>(8 * kScale), seed++, hwy::TargetName(target));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST_CASE("a row outside the kernels' envelope runs on the reference with the same bits") {
+  ScaledUnit wide = scaled_units()[1];  // B200 ST
+  wide.F = 30;
+  run_trials(wide, 6, kSeed + 99, "F 30 (reference)");
+}
