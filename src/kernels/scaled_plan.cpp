@@ -6,9 +6,15 @@
 namespace mmaemu::fast {
 namespace {
 
-// The exponents of 2^(E - F), 2^(F - E) stay in binary64's normal range
-// and a zero element or scale (kScaledZeroExp) stays under the floor.
-bool exponents_ok(const ScaledUnit& u) { return u.e_zero >= -300 && u.e_zero <= 0; }
+// The kernels take e_zero as an unconditional floor of E. That equals the
+// fused sum's rule (zero terms lift E to e_zero, nonzero ones to their own
+// exponent) only while e_zero <= -126: c is always a term, a nonzero fp32 c
+// has e >= -126 and c = 0 is a zero term, so E >= e_zero either way
+// (docs/block-scaled.md §3.1, the simplification). A custom bs_e_zero above
+// -126 runs on the reference. The lower bound keeps 2^(E - F), 2^(F - E) in
+// binary64's normal range and a zero element or scale (kScaledZeroExp)
+// under the floor.
+bool exponents_ok(const ScaledUnit& u) { return u.e_zero >= -300 && u.e_zero <= -126; }
 
 bool rounding_ok(const ScaledUnit& u) { return u.round32 == Round::rz || u.round32 == Round::rne; }
 

@@ -207,3 +207,25 @@ TEST_CASE("a row outside the kernels' envelope runs on the reference with the sa
   wide.F = 30;
   run_trials(wide, 6, kSeed + 99, "F 30 (reference)");
 }
+
+TEST_CASE("custom-key variants inside the envelopes (bs_frac, bs_e_zero, bs_round) equal the reference") {
+  // custom:base=B200,bs_* models change these fields (docs/block-scaled.md
+  // §2.1); the SIMD kernels read them from the row, so each edge of the
+  // envelope is checked, on the fast path and just outside it.
+  uint64_t seed = kSeed + 1234;
+  for (const ScaledUnit& base : scaled_units()) {
+    const bool gst = base.algo == ScaledAlgo::gst_fdpa;
+    for (const int F : gst ? std::vector<int>{1, 13, 40, 41} : std::vector<int>{1, 9, 25, 26}) {
+      for (const int e_zero : {base.e_zero, -126, -125, 0, -300}) {
+        ScaledUnit u = base;
+        u.F = F;
+        u.e_zero = e_zero;
+        u.round32 = (F + e_zero) % 2 ? Round::rne : Round::rz;
+        INFO(u.gpu << " " << u.instruction << " F " << F << " e_zero " << e_zero);
+        const bool inside = F <= (gst ? 40 : 25) && e_zero <= -126;
+        CHECK((fast::scaled_plan(u).kernel != fast::ScaledKernel::reference) == inside);
+        run_trials(u, 2, seed++, inside ? "custom variant (simd)" : "custom variant (reference)");
+      }
+    }
+  }
+}
