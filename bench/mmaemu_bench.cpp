@@ -38,6 +38,7 @@
 #include "validate/validate.h"
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_corename(void);
 
 namespace {
 
@@ -79,6 +80,21 @@ const std::vector<Case> kDefaultCases = {
     {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (docs/models.md §2.12)
     {"B200", "mxfp8"}, {"B200", "nvfp4"},  // block-scaled
 };
+
+// The ratios mean something only against OpenBLAS's kernel for this CPU.
+// An OpenBLAS older than the CPU (Debian 12's 0.3.21 on Emerald Rapids)
+// falls back to its generic Prescott kernel, several times slower; the
+// environment variable OPENBLAS_CORETYPE, read when the library loads,
+// chooses the kernel instead (README, Performance).
+void report_openblas_core() {
+  const std::string core = openblas_get_corename();
+  std::printf("OpenBLAS kernel: %s\n", core.c_str());
+  if ((core == "Prescott" || core == "prescott") && __builtin_cpu_supports("avx2"))
+    std::fprintf(stderr,
+                 "mmaemu-bench: OpenBLAS runs its generic Prescott kernel on this AVX2 CPU (it does not know the "
+                 "model); the ratios would flatter the emulator. Run with OPENBLAS_CORETYPE=Haswell (AVX2), "
+                 "SkylakeX or Cooperlake (AVX-512).\n");
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -271,6 +287,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (csv) std::fprintf(csv, "model,input,output,n,threads,gflops,openblas_gflops,ratio,peak_rss_mib\n");
+  report_openblas_core();
   std::printf("%-13s %-6s %-6s %14s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n (m x n x k)",
               "threads", "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak RSS MiB");
 
