@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SIMD step kernel for the NVIDIA block FMA (aligned sum, c early, fp32
-// result with RZ or RNE, or fp16 result with RNE), 16 output columns at a
+// result with RZ or RNE (custom rows: RD, RU), or fp16 result with RNE), 16 output columns at a
 // time, one binary compiled for every x86 target Highway knows and
 // dispatched at run time.
 //
@@ -33,7 +33,10 @@
 // (product_sum-inl.h), the c term from its integer significand; S is formed
 // exactly in double, scaled by 2^(E-F) (exact) and converted to float: RNE
 // is the conversion itself; RZ steps back one ulp where the conversion
-// rounded up in magnitude and maps |V| >= 2^128 to Inf (docs/models.md §2.9).
+// rounded up in magnitude and maps |V| >= 2^128 to Inf (docs/models.md §2.9);
+// RD/RU (custom rows, this path only) step one ulp the other way where the
+// conversion went the wrong way, and overflow also past the largest float
+// away from zero.
 //
 // fp16 results (out16, RNE): inside a run each accumulator is held as the
 // fp32 bits of its fp16 value, which is how the block reads c anyway
@@ -55,6 +58,7 @@
 #include <cstring>
 #include <vector>
 
+#include "formats/fast_round.h"
 #include "kernels/simd.h"
 #include "kernels/product_sum-inl.h"
 
@@ -133,6 +137,29 @@ HWY_INLINE V HalfOfDouble(V x) {
   return HalfOfDoubleT(hn::DFromV<V>(), x);
 }
 
+// ---------------------------------------------------------------- RD, RU
+
+// bits = RNE(V) as fp32 bits (f its float; Inf or the largest float where a
+// target's conversion saturates) turned into RD (rd) or RU: one step toward
+// -Inf where f > V (RD), toward +Inf where f < V (RU); a step away from
+// zero is +1 on the bits, toward zero -1 (the sign bit decides, so a zero
+// of V's sign steps to the smallest subnormal). Overflow is the caller's.
+template <class DD, class VD = hn::Vec<DD>, class D32 = hn::Rebind<int32_t, DD>, class V32 = hn::Vec<D32>,
+          class VF = hn::Vec<hn::Rebind<float, DD>>>
+HWY_INLINE V32 DirectedFixT(DD dd, bool rd, VD V, VF f, V32 bits) {
+  const D32 d32;
+  const auto F = hn::PromoteTo(dd, f);
+  const auto fix = hn::DemoteTo(d32, hn::IfThenElseZero(rd ? hn::Gt(F, V) : hn::Lt(F, V), hn::Set(dd, 1.0)));
+  const auto neg = hn::Lt(bits, hn::Zero(d32));  // sign bit
+  // RD: away from zero for negative f; RU: for positive f.
+  const auto away = rd ? neg : hn::Not(neg);
+  return hn::Add(bits, hn::IfThenElse(away, fix, hn::Neg(fix)));
+}
+template <class VD, class VF, class V32>
+HWY_INLINE V32 DirectedFix(bool rd, VD V, VF f, V32 bits) {
+  return DirectedFixT(hn::DFromV<VD>(), rd, V, f, bits);
+}
+
 // ---------------------------------------------------------------- slow path
 
 // The general kernel: one block on the lanes [v, v + Lanes) (B operands at
@@ -192,11 +219,16 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
       const auto up = hn::And(hn::Lt(aV, hn::Abs(hn::PromoteTo(dd, f))), hn::Lt(aV, hn::Set(dd, 0x1p128)));
       bits = hn::Sub(bits, hn::DemoteTo(d32, hn::IfThenElseZero(up, hn::Set(dd, 1.0))));
       bits = hn::And(bits, hn::Set(d32, p.frac_mask));
+    } else if (p.rd || p.ru) {
+      bits = DirectedFix(p.rd, V, f, bits);
     }
     // Overflow to +-Inf (some targets' conversions saturate instead): RZ
-    // from 2^128 on, RNE from the midpoint above the largest float.
-    const auto overflow = p.out16 ? hn::Ge(hn::Abs(W), hn::Set(dd, 65536.0))
-                                  : hn::Ge(aV, hn::Set(dd, p.rz ? 0x1p128 : 0x1.ffffffp127));
+    // from 2^128 on, RNE from the midpoint above the largest float, RD/RU
+    // from 2^128 on or past the largest float away from zero.
+    auto overflow = p.out16 ? hn::Ge(hn::Abs(W), hn::Set(dd, 65536.0))
+                            : hn::Ge(aV, hn::Set(dd, p.rz || p.rd || p.ru ? 0x1p128 : 0x1.ffffffp127));
+    if (p.rd) overflow = hn::Or(overflow, hn::Lt(V, hn::Set(dd, -0x1.fffffep127)));
+    if (p.ru) overflow = hn::Or(overflow, hn::Gt(V, hn::Set(dd, 0x1.fffffep127)));
     if (!hn::AllFalse(dd, overflow)) {
       const auto big = hn::DemoteTo(d32, hn::IfThenElseZero(overflow, hn::Set(dd, 1.0)));
       const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
@@ -374,7 +406,7 @@ void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const fl
   // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
   // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
   const int64_t bound = (int64_t{step} << (p.F + 2)) + (int64_t{1} << (p.F + 1));
-  if (bound <= 3 * (int64_t{1} << 30)) {
+  if (bound <= 3 * (int64_t{1} << 30) && !p.rd && !p.ru) {
     const int32_t hi = HWY_MIN(100, p.F + 96);
     FastConsts q;
     q.e_lo = HWY_MAX(p.floor, p.F - 126);
@@ -393,7 +425,7 @@ void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const fl
     }
   }
   // Block sums that may pass 3 * 2^30 (32-element blocks with F = 25, and
-  // F = 26): the general path throughout.
+  // F = 26), and RD/RU: the general path throughout.
   const std::size_t N = hn::Lanes(DI32());
   for (std::size_t v = 0; v < kSimdLanes; v += N)
     RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
@@ -432,10 +464,38 @@ void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel 
                                      acc);
 }
 
+namespace {
+
+// x + y of two fp16 values (bits) rounded once to fp16 with RNE (the late c
+// of docs/models.md §2.12 with fp16 results): both are integers times
+// 2^-24 below 2^40, so their sum is exact in int64. NaN gives the unit's;
+// Inf + -Inf is NaN; x + (-x) = +0, -0 + -0 = -0.
+uint32_t add_fp16_rne(uint32_t x, uint32_t y, uint32_t nan16) {
+  const bool x_special = (x & 0x7C00u) == 0x7C00u, y_special = (y & 0x7C00u) == 0x7C00u;
+  if ((x_special && (x & 0x3FFu)) || (y_special && (y & 0x3FFu))) return nan16;
+  if (x_special && y_special) return x == y ? x : nan16;
+  if (x_special) return x;
+  if (y_special) return y;
+  const auto value = [](uint32_t h) {  // h as a multiple of 2^-24
+    const uint32_t e = (h >> 10) & 31, f = h & 0x3FFu;
+    const int64_t m = e ? int64_t{f | 0x400u} << (e - 1) : int64_t{f};
+    return h & 0x8000u ? -m : m;
+  };
+  const int64_t S = value(x) + value(y);
+  if (S == 0) return (x & y & 0x8000u) && !((x | y) & 0x7FFFu) ? 0x8000u : 0u;
+  return round_fp16(S < 0, static_cast<uint64_t>(S < 0 ? -S : S), -24, Round::rne);
+}
+
+}  // namespace
+
 void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
   const int half = step / 2;
   HWY_ALIGN_MAX uint32_t t[kSimdLanes] = {};
   HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, b.val, b.sig, b.exp, t);
+  if (p.out16) {
+    for (std::size_t q = 0; q < kSimdLanes; ++q) acc[q] = add_fp16_rne(acc[q], t[q], static_cast<uint32_t>(p.nan16));
+    return;
+  }
   for (std::size_t q = 0; q < kSimdLanes; ++q)
     acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
 }

@@ -89,7 +89,7 @@ const char* late_misfit(const ModelRow& row, SimdParams& p) {
 }
 
 // NVIDIA tensor cores: the aligned block FMA, c early, fp32 results (RZ
-// or RNE) or fp16 results (RNE).
+// or RNE; custom rows RD or RU, on the general path) or fp16 results (RNE).
 const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
   if (row.grouping != Grouping::contiguous) return "c early with odd/even groups";
   if (row.product != ProductForm::denormalised) return "aligned sum of normalised products";
@@ -102,12 +102,16 @@ const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
   const bool out16 = row.out == Fmt::fp16;
   if (out16) {
     if (row.final_round != Round::rne || row.result_frac_bits() != 10) return "fp16 result rounded other than RNE";
-  } else if (row.final_round != Round::rz && !(row.final_round == Round::rne && row.result_frac_bits() == 23)) {
-    return "fp32 result rounded other than RZ or RNE";
+  } else if (row.final_round == Round::rna) {
+    return "fp32 result rounded to nearest, ties away";
+  } else if (row.final_round != Round::rz && row.result_frac_bits() != 23) {
+    return "fp32 result of fewer bits rounded other than RZ";
   }
   p.kind = SimdKind::aligned;
   p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
   p.rz = row.final_round == Round::rz;
+  p.rd = !out16 && row.final_round == Round::rd;
+  p.ru = !out16 && row.final_round == Round::ru;
   p.out16 = out16;
   p.nan16 = row.nan16;
   p.frac_mask = out16 ? -1 : static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
@@ -116,11 +120,12 @@ const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
 
 // The interleaved HMMA fp8 path: the products at positions {0,1,4,5,...}
 // and then {2,3,6,7,...} of one instruction are two chained aligned blocks
-// from +0, and c enters after them by one RNE addition in fp32. The driver
+// from +0, and c enters after them by one RNE addition in the output
+// format (fp32 or fp16: the aligned kernel's out16). The driver
 // packs each instruction's k with the two groups contiguous.
 const char* interleaved_misfit(const ModelRow& row, SimdParams& p) {
   if (row.c_entry != CEntry::late_rne || row.late_round != Round::rne) return "pair-interleaved groups, c not late RNE";
-  if (row.out != Fmt::fp32 || row.result_frac_bits() != 23) return "interleaved HMMA with an fp16 result";
+  if (row.result_frac_bits() != info(row.out).man_bits) return "interleaved HMMA with a reduced-precision result";
   if (!row.out_subnormals) return "interleaved HMMA with FTZ";
   if (row.zero_c_is_term) return "c = 0 as a term";
   ModelRow sub = row;

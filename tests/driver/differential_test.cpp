@@ -286,9 +286,18 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
         return (sign << (x.width - 1)) | (static_cast<uint64_t>(e) << (x.man_bits + x.frac_shift)) |
                (((1ull << x.man_bits) - 1) << x.frac_shift);
       };
-      for (int pattern = 0; pattern < 10; ++pattern) {
+      for (int pattern = 0; pattern < 12; ++pattern) {
         std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
-        if (pattern < 2) {
+        if (pattern >= 10) {
+          // c in the top fp32 binade (every third the largest float), the
+          // products large: sums past the largest float, where RD/RU rows
+          // overflow away from zero and stay finite toward it.
+          const int max_in = (1 << fi.exp_bits) - 2;
+          for (std::size_t i = 0; i < C.size(); ++i)
+            C[i] = i % 3 == 0 ? top(Fmt::fp32, 254, g.rng() & 1) : value_at(g, Fmt::fp32, 254);
+          for (auto& x : A) x = value_at(g, row.in, max_in - static_cast<int>(g.rng() % 3));
+          for (auto& x : B) x = value_at(g, row.in, max_in - static_cast<int>(g.rng() % 3));
+        } else if (pattern < 2) {
           // Every product the largest at one exponent, one sign per column
           // (pattern 1: A's signs alternate), c the same size or near it.
           for (std::size_t i = 0; i < A.size(); ++i) A[i] = top(row.in, fi.bias, pattern == 1 ? i & 1 : 0);
