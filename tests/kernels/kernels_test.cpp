@@ -113,6 +113,15 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
     if (p.macro == fast::Macro::exact) CHECK((p.step != nullptr));
     if (p.fp64) CHECK((p.step == nullptr));
     simd += p.simd || p.macro != fast::Macro::steps;
+    // why: empty exactly where a SIMD kernel (steps, chain tiles or the
+    // exact kernel) serves the row.
+    CHECK(std::string(p.why).empty() == (p.simd || p.macro != fast::Macro::steps));
+    CHECK(std::string(r.why) == "the use_reference option");
   }
   CHECK(simd > 0);
+  // The reason names the condition the row misses.
+  const Model rd = lookup_model("custom:base=H100,round=rd");
+  CHECK(std::string(fast::kernel_why(*rd.find(Fmt::fp16, Fmt::fp16))) == "fp16 result rounded other than RNE");
+  CHECK(std::string(fast::kernel_name(*rd.find(Fmt::fp16, Fmt::fp16))) == "scalar");
+  CHECK(fast::plan(*rd.find(Fmt::fp16, Fmt::fp32)).simd);  // RD with fp32 results: the aligned kernel
 }
