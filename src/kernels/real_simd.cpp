@@ -130,41 +130,55 @@ HWY_INLINE VF32 FlushSubnormal(VF32 x, VF32 zsign) {
 #endif
 }
 
-template <int G, PairFlush kFlush>
-HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int step, int last_len, const float* av,
-                                const int32_t* af, const float* bv, const int32_t* bf, float* acc) {
+// One step (G products at av/af, bv/bf of the lanes' offset, `len` of them
+// present) on the d of one vector of lanes. kAFlags: A may hold flushed
+// operands; kFull: len == G (the step is G products: step_k = pair_group).
+template <int G, PairFlush kFlush, bool kAFlags, bool kFull>
+HWY_INLINE VF32 PairStep(int len, const float* av, const int32_t* af, const float* bv, const int32_t* bf, VF32 c,
+                         VF32 product_zero) {
   const DF32 df;
   const DI32 di;
-  const std::size_t N = hn::Lanes(df);
   const auto signed_zero = hn::Set(df, -0.0f);
-  const auto product_zero = p.keep_sign ? signed_zero : hn::Zero(df);
+  VF32 x[G];
+  HWY_UNROLL(4)
+  for (int i = 0; i < G; ++i) {
+    if ((!kFull && i >= len) || (kAFlags && af[i])) {  // past the step, or A's operand flushed: +0
+      x[i] = hn::Zero(df);
+      continue;
+    }
+    const auto b_flushed = hn::RebindMask(df, hn::Ne(hn::LoadU(di, bf + i * kSimdLanes), hn::Zero(di)));
+    x[i] = hn::IfThenZeroElse(b_flushed, hn::Mul(hn::Set(df, av[i]), hn::LoadU(df, bv + i * kSimdLanes)));
+    if (kFlush == kFlushAll) x[i] = FlushSubnormal(x[i], product_zero);
+  }
+  auto t = hn::Add(x[0], x[1]);
+  if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
+  if constexpr (G == 4) {
+    auto u = hn::Add(x[2], x[3]);
+    if (kFlush == kFlushAll) u = FlushSubnormal(u, signed_zero);
+    t = hn::Add(t, u);
+    if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
+  }
+  c = hn::Add(c, t);
+  return kFlush != kNoFlush ? FlushSubnormal(c, signed_zero) : c;
+}
+
+template <int G, PairFlush kFlush, bool kAFlags>
+HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, const float* av, const int32_t* af,
+                                const float* bv, const int32_t* bf, float* acc) {
+  const DF32 df;
+  const std::size_t N = hn::Lanes(df);
+  const auto product_zero = p.keep_sign ? hn::Set(df, -0.0f) : hn::Zero(df);
   for (std::size_t v = 0; v < kSimdLanes; v += N) {
     auto c = hn::LoadU(df, acc + v);
     if (kFlush != kNoFlush) c = FlushSubnormal(c, product_zero);
-    for (int s = 0; s < steps; ++s) {
-      const int len = s + 1 == steps ? last_len : step;
-      const std::size_t a0 = static_cast<std::size_t>(s) * step, b0 = a0 * kSimdLanes + v;
-      hn::Vec<DF32> x[G];
-      HWY_UNROLL(4)
-      for (int i = 0; i < G; ++i) {
-        if (i >= len || af[a0 + i]) {  // past the step, or A's operand flushed: +0
-          x[i] = hn::Zero(df);
-          continue;
-        }
-        const auto b_flushed = hn::RebindMask(df, hn::Ne(hn::LoadU(di, bf + b0 + i * kSimdLanes), hn::Zero(di)));
-        x[i] = hn::IfThenZeroElse(b_flushed, hn::Mul(hn::Set(df, av[a0 + i]), hn::LoadU(df, bv + b0 + i * kSimdLanes)));
-        if (kFlush == kFlushAll) x[i] = FlushSubnormal(x[i], product_zero);
-      }
-      auto t = hn::Add(x[0], x[1]);
-      if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
-      if constexpr (G == 4) {
-        auto u = hn::Add(x[2], x[3]);
-        if (kFlush == kFlushAll) u = FlushSubnormal(u, signed_zero);
-        t = hn::Add(t, u);
-        if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
-      }
-      c = hn::Add(c, t);
-      if (kFlush != kNoFlush) c = FlushSubnormal(c, signed_zero);
+    int s = 0;
+    for (; s + 1 < steps; ++s) {
+      const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
+      c = PairStep<G, kFlush, kAFlags, true>(G, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
+    }
+    if (s < steps) {  // the last step, maybe short
+      const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
+      c = PairStep<G, kFlush, kAFlags, false>(last_len, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
     }
     hn::StoreU(c, df, acc + v);
   }
@@ -172,17 +186,26 @@ HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int step, int la
 
 void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
                    const float* bv, const int32_t* bf, float* acc) {
+  // A's flushed operands (rare: subnormal inputs) take a per-product test.
+  bool a_flags = false;
+  for (int l = 0; l < (steps - 1) * step + last_len; ++l) a_flags |= af[l] != 0;
   const PairFlush mode = p.out_subnormals ? kNoFlush : p.normal_products ? kFlushC : kFlushAll;
-  auto run = [&](auto g) {
+  auto run = [&](auto g, auto flush) {
     constexpr int G = decltype(g)::value;
+    constexpr PairFlush kFlush = static_cast<PairFlush>(decltype(flush)::value);
+    if (a_flags) return PairwiseSteps<G, kFlush, true>(p, steps, last_len, av, af, bv, bf, acc);
+    PairwiseSteps<G, kFlush, false>(p, steps, last_len, av, af, bv, bf, acc);
+  };
+  auto by_mode = [&](auto g) {
     switch (mode) {
-      case kNoFlush: return PairwiseSteps<G, kNoFlush>(p, steps, step, last_len, av, af, bv, bf, acc);
-      case kFlushC: return PairwiseSteps<G, kFlushC>(p, steps, step, last_len, av, af, bv, bf, acc);
-      case kFlushAll: return PairwiseSteps<G, kFlushAll>(p, steps, step, last_len, av, af, bv, bf, acc);
+      case kNoFlush: return run(g, std::integral_constant<int, kNoFlush>());
+      case kFlushC: return run(g, std::integral_constant<int, kFlushC>());
+      case kFlushAll: return run(g, std::integral_constant<int, kFlushAll>());
     }
   };
-  if (p.pair_group == 4) run(std::integral_constant<int, 4>());
-  else run(std::integral_constant<int, 2>());
+  // step_k = pair_group on the pairwise path: a step is one tree.
+  if (step == 4) by_mode(std::integral_constant<int, 4>());
+  else by_mode(std::integral_constant<int, 2>());
 }
 
 }  // namespace HWY_NAMESPACE
