@@ -64,6 +64,13 @@ int cmd_models(const std::vector<std::string>& args) {
                   info(r.out).name, shape, fast::kernel_name(r), fields::read_params(r).c_str());
     }
   }
+  std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
+              "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
+              "Aliases:",
+              fast::simd_target_name());
+  for (const Gpu& g : gpus())
+    if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
+  std::printf("\n");
   bool heading = false;  // rows no SIMD kernel serves, and why
   for (const Model& m : models)
     for (const ModelRow& r : m.rows) {
@@ -74,13 +81,6 @@ int cmd_models(const std::vector<std::string>& args) {
       std::printf("  %-11s %-28s %s -> %s: %s: %s\n", m.name.c_str(), r.instr, info(r.in).name, info(r.out).name,
                   p.name, p.why);
     }
-  std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
-              "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
-              "Aliases:",
-              fast::simd_target_name());
-  for (const Gpu& g : gpus())
-    if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
-  std::printf("\n");
   return 0;
 }
 
