@@ -96,6 +96,16 @@ int cmd_models(const std::vector<std::string>& args) {
   for (const Gpu& g : gpus())
     if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
   std::printf("\n");
+  bool heading = false;  // rows no SIMD kernel serves, and why
+  for (const Model& m : models)
+    for (const ModelRow& r : m.rows) {
+      const fast::KernelPlan p = fast::plan(r);
+      if (p.simd || p.macro != fast::Macro::steps) continue;
+      if (!heading) std::printf("\nRows without a SIMD kernel:\n");
+      heading = true;
+      std::printf("  %-11s %-28s %s -> %s: %s: %s\n", m.name.c_str(), r.instr, info(r.in).name, info(r.out).name,
+                  p.name, p.why);
+    }
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // SIMD step kernel for the NVIDIA block FMA (aligned sum, c early, fp32
-// result with RZ or RNE), 16 output columns at a time, one binary compiled
-// for every x86 target Highway knows and dispatched at run time.
+// result with RZ or RNE (custom rows: RD, RU), or fp16 result with RNE), 16 output columns at a
+// time, one binary compiled for every x86 target Highway knows and
+// dispatched at run time.
 //
 // Per lane (output column) and block, exactly as docs/models.md §2.4:
 //
@@ -32,17 +33,32 @@
 // (product_sum-inl.h), the c term from its integer significand; S is formed
 // exactly in double, scaled by 2^(E-F) (exact) and converted to float: RNE
 // is the conversion itself; RZ steps back one ulp where the conversion
-// rounded up in magnitude and maps |V| >= 2^128 to Inf (docs/models.md §2.9).
+// rounded up in magnitude and maps |V| >= 2^128 to Inf (docs/models.md §2.9);
+// RD/RU (custom rows, this path only) step one ulp the other way where the
+// conversion went the wrong way, and overflow also past the largest float
+// away from zero.
+//
+// fp16 results (out16, RNE): inside a run each accumulator is held as the
+// fp32 bits of its fp16 value, which is how the block reads c anyway
+// (docs/models.md §2.4 step 2); the run converts from and to fp16 bits at
+// its ends. The fast path rounds S to a 24-bit float *to odd* (RZ, the
+// lowest bit set if inexact), scales it exactly and rounds that to fp16 with
+// RNE: rounding to odd at 24 bits and then to nearest at <= 11 bits is the
+// one rounding of the exact value (Boldo & Melquiond, "Emulation of FMA and
+// correctly rounded sums: proved algorithms using rounding to odd", IEEE TC
+// 2008: any p >= q + 2). The slow path rounds the exact double V.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/aligned_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "formats/fast_round.h"
 #include "kernels/simd.h"
 #include "kernels/product_sum-inl.h"
 
@@ -52,6 +68,97 @@ namespace fast {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+
+// ---------------------------------------------------------------- fp16 results
+
+// fp16 bits (the low half of each lane) -> fp32 bits, exact.
+HWY_INLINE VI32 SingleOfHalf(VI32 h) {
+  const DI32 di;
+  const DF32 df;
+  const auto mag = hn::And(h, hn::Set(di, 0x7FFF));
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(di, 0x8000)));
+  const auto e = hn::ShiftRight<10>(mag);
+  // Normal: the 5-bit exponent and the fraction moved up 13, rebias 15 -> 127.
+  auto bits = hn::Add(hn::ShiftLeft<13>(mag), hn::Set(di, 112 << 23));
+  bits = hn::IfThenElse(hn::Eq(e, hn::Set(di, 31)), hn::Or(hn::ShiftLeft<13>(mag), hn::Set(di, 0x7F800000)), bits);
+  // Subnormal or zero: f * 2^-24.
+  const auto sub = hn::BitCast(di, hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, 0x1p-24f)));
+  return hn::Or(sign, hn::IfThenElse(hn::Eq(e, hn::Zero(di)), sub, bits));
+}
+
+// fp32 bits of an fp16 value, +-Inf or NaN -> fp16 bits (NaN: the unit's).
+HWY_INLINE VI32 HalfOfSingle(VI32 x, int32_t nan16) {
+  const DI32 di;
+  const DF32 df;
+  const auto a = hn::And(x, hn::Set(di, 0x7FFFFFFF));
+  const auto sign = hn::And(hn::ShiftRight<16>(x), hn::Set(di, 0x8000));
+  auto h = hn::Sub(hn::ShiftRight<13>(a), hn::Set(di, 112 << 10));  // normal
+  const auto sub = hn::ConvertTo(di, hn::Mul(hn::BitCast(df, a), hn::Set(df, 0x1p24f)));
+  h = hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x38800000)), sub, h);  // |x| < 2^-14
+  h = hn::IfThenElse(hn::Eq(a, hn::Set(di, 0x7F800000)), hn::Set(di, 0x7C00), h);
+  return hn::IfThenElse(hn::Gt(a, hn::Set(di, 0x7F800000)), hn::Set(di, nan16), hn::Or(h, sign));
+}
+
+// A normal float x rounded to fp16 with RNE, as fp32 bits (+-Inf past the
+// largest fp16). Normal fp16 range: the fp32 bits rounded at bit 13 (a
+// carry moves into the exponent, as it should). Below 2^-14: one float
+// addition at 2^-1, whose ulp is the fp16 subnormal step 2^-24, RNE by the
+// host (the caller holds FpEnvGuard: round to nearest, no FTZ).
+HWY_INLINE VI32 RoundToHalf(VI32 x) {
+  const DI32 di;
+  const DF32 df;
+  const auto a = hn::And(x, hn::Set(di, 0x7FFFFFFF));
+  auto n = hn::Add(hn::Add(a, hn::Set(di, 0xFFF)), hn::And(hn::ShiftRight<13>(a), hn::Set(di, 1)));
+  n = hn::And(n, hn::Set(di, ~0x1FFF));
+  n = hn::IfThenElse(hn::Gt(n, hn::Set(di, 0x477FE000)), hn::Set(di, 0x7F800000), n);  // >= 2^16
+  const auto half = hn::Set(df, 0.5f);
+  const auto sub = hn::BitCast(di, hn::Sub(hn::Add(hn::BitCast(df, a), half), half));
+  return hn::Or(hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x38800000)), sub, n),
+                hn::And(x, hn::Set(di, static_cast<int32_t>(0x80000000u))));
+}
+
+// A finite double V rounded to fp16 with RNE, as a double (+-Inf past the
+// largest fp16): as RoundToHalf, on the binary64 bits (52 - 10 = 42 bits
+// dropped) and with the addition at 2^28 (ulp 2^-24) below 2^-14.
+template <class DD, class V = hn::Vec<DD>>
+HWY_INLINE V HalfOfDoubleT(DD dd, V x) {
+  const hn::RebindToSigned<DD> d64;
+  const auto ax = hn::Abs(x);
+  const auto a = hn::BitCast(d64, ax);
+  auto n = hn::Add(hn::Add(a, hn::Set(d64, (int64_t{1} << 41) - 1)), hn::And(hn::ShiftRight<42>(a), hn::Set(d64, 1)));
+  auto r = hn::BitCast(dd, hn::And(n, hn::Set(d64, ~((int64_t{1} << 42) - 1))));
+  r = hn::IfThenElse(hn::Ge(r, hn::Set(dd, 65536.0)), hn::Set(dd, HUGE_VAL), r);
+  const auto big = hn::Set(dd, 0x1p28);
+  r = hn::IfThenElse(hn::Lt(ax, hn::Set(dd, 0x1p-14)), hn::Sub(hn::Add(ax, big), big), r);
+  return hn::CopySign(r, x);
+}
+template <class V>
+HWY_INLINE V HalfOfDouble(V x) {
+  return HalfOfDoubleT(hn::DFromV<V>(), x);
+}
+
+// ---------------------------------------------------------------- RD, RU
+
+// bits = RNE(V) as fp32 bits (f its float; Inf or the largest float where a
+// target's conversion saturates) turned into RD (rd) or RU: one step toward
+// -Inf where f > V (RD), toward +Inf where f < V (RU); a step away from
+// zero is +1 on the bits, toward zero -1 (the sign bit decides, so a zero
+// of V's sign steps to the smallest subnormal). Overflow is the caller's.
+template <class DD, class VD = hn::Vec<DD>, class D32 = hn::Rebind<int32_t, DD>, class V32 = hn::Vec<D32>,
+          class VF = hn::Vec<hn::Rebind<float, DD>>>
+HWY_INLINE V32 DirectedFixT(DD dd, bool rd, VD V, VF f, V32 bits) {
+  const D32 d32;
+  const auto F = hn::PromoteTo(dd, f);
+  const auto fix = hn::DemoteTo(d32, hn::IfThenElseZero(rd ? hn::Gt(F, V) : hn::Lt(F, V), hn::Set(dd, 1.0)));
+  const auto neg = hn::Lt(bits, hn::Zero(d32));  // sign bit
+  // RD: away from zero for negative f; RU: for positive f.
+  const auto away = rd ? neg : hn::Not(neg);
+  return hn::Add(bits, hn::IfThenElse(away, fix, hn::Neg(fix)));
+}
+template <class VD, class VF, class V32>
+HWY_INLINE V32 DirectedFix(bool rd, VD V, VF f, V32 bits) {
+  return DirectedFixT(hn::DFromV<VD>(), rd, V, f, bits);
+}
 
 // ---------------------------------------------------------------- slow path
 
@@ -103,17 +210,25 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
                            hn::PromoteTo(dd, hn::Load(d32, sc + u)));
     const auto ebits = hn::PromoteTo(d64, hn::Add(hn::Load(d32, ee + u), hn::Set(d32, 1023 - p.F)));
     const auto V = hn::Mul(S, hn::BitCast(dd, hn::ShiftLeft<52>(ebits)));
-    const auto f = hn::DemoteTo(dfh, V);  // round to nearest even
+    // fp16 results: rounded (and overflowed) in double, then exact in float.
+    const auto W = p.out16 ? HalfOfDouble(V) : V;
+    const auto f = hn::DemoteTo(dfh, W);  // round to nearest even
     auto bits = hn::BitCast(d32, f);
     const auto aV = hn::Abs(V);
     if (p.rz) {
       const auto up = hn::And(hn::Lt(aV, hn::Abs(hn::PromoteTo(dd, f))), hn::Lt(aV, hn::Set(dd, 0x1p128)));
       bits = hn::Sub(bits, hn::DemoteTo(d32, hn::IfThenElseZero(up, hn::Set(dd, 1.0))));
       bits = hn::And(bits, hn::Set(d32, p.frac_mask));
+    } else if (p.rd || p.ru) {
+      bits = DirectedFix(p.rd, V, f, bits);
     }
     // Overflow to +-Inf (some targets' conversions saturate instead): RZ
-    // from 2^128 on, RNE from the midpoint above the largest float.
-    const auto overflow = hn::Ge(aV, hn::Set(dd, p.rz ? 0x1p128 : 0x1.ffffffp127));
+    // from 2^128 on, RNE from the midpoint above the largest float, RD/RU
+    // from 2^128 on or past the largest float away from zero.
+    auto overflow = p.out16 ? hn::Ge(hn::Abs(W), hn::Set(dd, 65536.0))
+                            : hn::Ge(aV, hn::Set(dd, p.rz || p.rd || p.ru ? 0x1p128 : 0x1.ffffffp127));
+    if (p.rd) overflow = hn::Or(overflow, hn::Lt(V, hn::Set(dd, -0x1.fffffep127)));
+    if (p.ru) overflow = hn::Or(overflow, hn::Gt(V, hn::Set(dd, 0x1.fffffep127)));
     if (!hn::AllFalse(dd, overflow)) {
       const auto big = hn::DemoteTo(d32, hn::IfThenElseZero(overflow, hn::Set(dd, 1.0)));
       const auto inf = hn::Or(hn::And(bits, hn::Set(d32, static_cast<int32_t>(0x80000000u))), hn::Set(d32, 0x7F800000));
@@ -193,7 +308,7 @@ struct FastConsts {
 // The block chain runs through c (c -> E -> scale -> terms -> S -> d = next
 // c), so c's part is kept short: the scale's bits are formed from c's
 // exponent field directly and the result's exponent is added as an integer.
-template <int kLen>
+template <int kLen, bool kOut16>
 HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, const float* av, const int32_t* ae,
                           const float* bv, const int32_t* be, VI32& c) {
   const DI32 di;
@@ -237,9 +352,17 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   //   round24(S), S != 0:  s eeeeeeee mmm...m   eeeeeeee in [127, 158]
   //   + (E - F) << 23 = (127 << 23) - sbits     eeeeeeee + E - F in [2, 254]
   // (E - F in [-125, 96]), so no carry leaves the field; S = 0 gives +0.
-  const auto m = hn::BitCast(di, RoundToFloat(S, p.rz));
   const auto ebits = hn::Sub(hn::Set(di, 127 << 23), sbits);
   const auto nonzero = hn::Ne(S, hn::Zero(di));
+  if constexpr (kOut16) {
+    // round24(S) to odd (RZ, then the lowest bit set if inexact; the float
+    // is an integer below 2^31 in magnitude), scaled, then RNE to fp16.
+    const auto f = RoundToFloat(S, true);
+    const auto odd = hn::And(hn::VecFromMask(di, hn::Ne(TruncToI32(f), S)), hn::Set(di, 1));
+    c = hn::IfThenElseZero(nonzero, RoundToHalf(hn::Add(hn::Or(hn::BitCast(di, f), odd), ebits)));
+    return true;
+  }
+  const auto m = hn::BitCast(di, RoundToFloat(S, p.rz));
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
   c = VI32{_mm512_maskz_add_epi32(nonzero.raw, m.raw, ebits.raw)};  // one op on the chain
 #else
@@ -250,7 +373,7 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
 }
 
 // Blocks on the fast path where they can be, c in registers throughout.
-template <int kLen>
+template <int kLen, bool kOut16>
 HWY_NOINLINE void FastRun(const SimdParams& p, const FastConsts& q, int steps, int step, int last_len, const float* av,
                           const float* af, const int32_t* ae, const float* bv, const float* bf, const int32_t* be,
                           uint32_t* acc) {
@@ -262,8 +385,8 @@ HWY_NOINLINE void FastRun(const SimdParams& p, const FastConsts& q, int steps, i
       const int len = s + 1 == steps ? last_len : step;
       const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
       const bool done = kLen > 0 && len == kLen
-                            ? FastBlock<kLen>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c)
-                            : FastBlock<0>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c);
+                            ? FastBlock<kLen, kOut16>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c)
+                            : FastBlock<0, kOut16>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c);
       if (!done) {
         HWY_ALIGN uint32_t cl[kSimdLanes];
         hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
@@ -275,13 +398,15 @@ HWY_NOINLINE void FastRun(const SimdParams& p, const FastConsts& q, int steps, i
   }
 }
 
-// `steps` consecutive blocks of `step` elements (the last one `last_len`).
-void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+// `steps` consecutive blocks of `step` elements (the last one `last_len`);
+// acc as fp32 bits (fp16 results: of the fp16 values).
+template <bool kOut16>
+void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                   const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
   // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
   // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
   const int64_t bound = (int64_t{step} << (p.F + 2)) + (int64_t{1} << (p.F + 1));
-  if (bound <= 3 * (int64_t{1} << 30)) {
+  if (bound <= 3 * (int64_t{1} << 30) && !p.rd && !p.ru) {
     const int32_t hi = HWY_MIN(100, p.F + 96);
     FastConsts q;
     q.e_lo = HWY_MAX(p.floor, p.F - 126);
@@ -293,20 +418,34 @@ void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const 
     q.check = bound > kSumLimit;
     q.mask = p.rz && p.frac_mask != -1;
     switch (step) {
-      case 4: return FastRun<4>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      case 8: return FastRun<8>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      case 16: return FastRun<16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      default: return FastRun<0>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 4: return FastRun<4, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 8: return FastRun<8, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 16: return FastRun<16, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      default: return FastRun<0, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
     }
   }
   // Block sums that may pass 3 * 2^30 (32-element blocks with F = 25, and
-  // F = 26): the general path throughout.
+  // F = 26), and RD/RU: the general path throughout.
   const std::size_t N = hn::Lanes(DI32());
   for (std::size_t v = 0; v < kSimdLanes; v += N)
     RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
       SlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, acc + v);
       return true;
     });
+}
+
+void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                  const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  if (!p.out16) return AlignedRun<false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+  const DI32 di;
+  const std::size_t N = hn::Lanes(di);
+  HWY_ALIGN uint32_t c32[kSimdLanes];
+  int32_t* io = reinterpret_cast<int32_t*>(acc);
+  for (std::size_t v = 0; v < kSimdLanes; v += N)
+    hn::Store(SingleOfHalf(hn::LoadU(di, io + v)), di, reinterpret_cast<int32_t*>(c32) + v);
+  AlignedRun<true>(p, steps, step, last_len, av, af, ae, bv, bf, be, c32);
+  for (std::size_t v = 0; v < kSimdLanes; v += N)
+    hn::StoreU(HalfOfSingle(hn::Load(di, reinterpret_cast<const int32_t*>(c32) + v), p.nan16), di, io + v);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -325,10 +464,38 @@ void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel 
                                      acc);
 }
 
+namespace {
+
+// x + y of two fp16 values (bits) rounded once to fp16 with RNE (the late c
+// of docs/models.md §2.12 with fp16 results): both are integers times
+// 2^-24 below 2^40, so their sum is exact in int64. NaN gives the unit's;
+// Inf + -Inf is NaN; x + (-x) = +0, -0 + -0 = -0.
+uint32_t add_fp16_rne(uint32_t x, uint32_t y, uint32_t nan16) {
+  const bool x_special = (x & 0x7C00u) == 0x7C00u, y_special = (y & 0x7C00u) == 0x7C00u;
+  if ((x_special && (x & 0x3FFu)) || (y_special && (y & 0x3FFu))) return nan16;
+  if (x_special && y_special) return x == y ? x : nan16;
+  if (x_special) return x;
+  if (y_special) return y;
+  const auto value = [](uint32_t h) {  // h as a multiple of 2^-24
+    const uint32_t e = (h >> 10) & 31, f = h & 0x3FFu;
+    const int64_t m = e ? int64_t{f | 0x400u} << (e - 1) : int64_t{f};
+    return h & 0x8000u ? -m : m;
+  };
+  const int64_t S = value(x) + value(y);
+  if (S == 0) return (x & y & 0x8000u) && !((x | y) & 0x7FFFu) ? 0x8000u : 0u;
+  return round_fp16(S < 0, static_cast<uint64_t>(S < 0 ? -S : S), -24, Round::rne);
+}
+
+}  // namespace
+
 void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
   const int half = step / 2;
   HWY_ALIGN_MAX uint32_t t[kSimdLanes] = {};
   HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, b.val, b.sig, b.exp, t);
+  if (p.out16) {
+    for (std::size_t q = 0; q < kSimdLanes; ++q) acc[q] = add_fp16_rne(acc[q], t[q], static_cast<uint32_t>(p.nan16));
+    return;
+  }
   for (std::size_t q = 0; q < kSimdLanes; ++q)
     acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
 }

@@ -9,6 +9,9 @@
 namespace mmaemu::fast {
 namespace {
 
+// Each envelope below returns nullptr when the row is inside it, else a
+// short reason (what `mmaemu models` prints next to "scalar"/"reference").
+
 // The scalar step kernel of the row's accumulation path, or null (the
 // reference runs every step).
 StepFn scalar_kernel(const ModelRow& row) {
@@ -23,88 +26,119 @@ StepFn scalar_kernel(const ModelRow& row) {
   return nullptr;
 }
 
+const char* no_scalar_kernel(const ModelRow& row) {
+  if (step_k(row) > static_cast<std::size_t>(kMaxStep)) return "steps of more than 64 products";
+  return "fp32-rounded products on an aligned or exact sum";
+}
+
 // The register-blocked FMA-chain tiles: fp32-result chains of operands
 // exact in fp32, and binary64 chains.
-bool chain_tiles(const ModelRow& row) {
-  if (row.accum != Accumulation::fma_chain) return false;
-  if (operand_kind(row) == Operand::real64) return row.in == Fmt::fp64 && row.out == Fmt::fp64;
-  return row.out == Fmt::fp32 && info(row.in).width <= 32;
+const char* chain_misfit(const ModelRow& row) {
+  if (row.accum != Accumulation::fma_chain) return "not an FMA chain";
+  if (operand_kind(row) == Operand::real64)
+    return row.in == Fmt::fp64 && row.out == Fmt::fp64 ? nullptr : "fp64 chain mixing formats";
+  if (row.out != Fmt::fp32) return "FMA chain with an fp16 result";
+  return info(row.in).width <= 32 ? nullptr : "FMA chain of inputs wider than fp32";
 }
 
 // The SIMD exact kernel: CDNA1 exact sums with fp32 results, RNE,
 // subnormals in and out, no product overflow, inputs whose products are
 // exact in binary64.
-bool exact_simd(const ModelRow& row) {
+const char* exact_misfit(const ModelRow& row) {
   const FormatInfo& in = info(row.in);
-  return row.accum == Accumulation::exact && row.out == Fmt::fp32 && row.final_round == Round::rne &&
-         row.result_frac_bits() == 23 && !row.product_overflow && row.in_subnormals && row.out_subnormals &&
-         !row.inputs_as_fp16 && operand_kind(row) == Operand::integer && row.product != ProductForm::fp32_rne &&
-         in.width <= 32 && in.man_bits <= 23 && step_k(row) <= static_cast<std::size_t>(kMaxStep);
+  if (row.out != Fmt::fp32) return "exact sum with an fp16 result";
+  if (row.final_round != Round::rne || row.result_frac_bits() != 23) return "exact sum rounded other than RNE to fp32";
+  if (row.product_overflow) return "exact sum with the product-overflow rule";
+  if (!row.in_subnormals || !row.out_subnormals) return "exact sum with FTZ";
+  if (row.inputs_as_fp16) return "exact sum of fp8 read as fp16";
+  if (operand_kind(row) != Operand::integer || in.width > 32 || in.man_bits > 23)
+    return "exact sum of inputs wider than fp32";
+  return nullptr;
 }
 
 // CDNA2: the fp32 pairwise tree of fp32-rounded products.
-bool pairwise_params(const ModelRow& row, SimdParams& p) {
-  if (row.accum != Accumulation::pairwise || row.product != ProductForm::fp32_rne ||
-      (row.pair_group != 2 && row.pair_group != 4))
-    return false;
+const char* pairwise_misfit(const ModelRow& row, SimdParams& p) {
+  if (row.product != ProductForm::fp32_rne) return "pairwise tree of unrounded products";
+  if (row.pair_group != 2 && row.pair_group != 4) return "pairwise groups other than 2 or 4";
+  if (row.out != Fmt::fp32) return "pairwise tree with an fp16 result";
   p.kind = SimdKind::pairwise;
-  return true;
+  // Products of fp16 values (subnormals included) are multiples of 2^-48
+  // below 2^32: zero or normal in fp32, and so are their sums.
+  p.normal_products = row.in == Fmt::fp16;
+  return nullptr;
 }
 
 // CDNA3: products aligned alone, c late with the two-stage round-down.
-bool late_params(const ModelRow& row, SimdParams& p) {
-  if (!(row.accum == Accumulation::aligned && row.c_entry == CEntry::late_rd &&
-        (row.grouping == Grouping::contiguous || row.grouping == Grouping::odd_even) &&
-        row.late_rd == LateRd::two_stage && row.out == Fmt::fp32 && row.final_round == Round::rne &&
-        row.result_frac_bits() == 23 && row.frac_bits == 24 && row.product == ProductForm::denormalised &&
-        row.zero_c_is_term && row.zero_c_exp == -126 && row.align_floor == kNoFloor && row.out_subnormals &&
-        operand_kind(row) == Operand::integer && row.block <= 32))
-    return false;
+const char* late_misfit(const ModelRow& row, SimdParams& p) {
+  if (row.grouping != Grouping::contiguous && row.grouping != Grouping::odd_even)
+    return "late c with pair-interleaved groups";
+  if (row.late_rd != LateRd::two_stage) return "single-stage late round-down";
+  if (row.out != Fmt::fp32) return "late c with an fp16 result";
+  if (row.final_round != Round::rne || row.result_frac_bits() != 23) return "late c rounded other than RNE to fp32";
+  if (row.frac_bits != 24) return "late c with F other than 24";
+  if (row.product != ProductForm::denormalised) return "late c of normalised products";
+  if (!row.zero_c_is_term || row.zero_c_exp != -126) return "late c where c = 0 is no term at 2^-126";
+  if (row.align_floor != kNoFloor) return "late c with an alignment floor";
+  if (!row.out_subnormals) return "late c with FTZ";
+  if (row.block > 32) return "late c with blocks over 32";
   p.kind = SimdKind::late;
   p.odd_even = row.grouping == Grouping::odd_even;
   p.exact_zero_c = row.late_exact_zero_c;
   p.cutoff = row.late_c_cutoff;
-  return true;
+  return nullptr;
 }
 
-// NVIDIA tensor cores with fp32 results: the aligned block FMA, c early.
-bool aligned_params(const ModelRow& row, SimdParams& p) {
-  if (row.accum != Accumulation::aligned || row.c_entry != CEntry::early ||
-      row.grouping != Grouping::contiguous || row.out != Fmt::fp32 ||
-      row.product != ProductForm::denormalised || row.zero_c_is_term || !row.out_subnormals ||
-      operand_kind(row) != Operand::integer || row.frac_bits > 26 || row.block > 32)
-    return false;
+// NVIDIA tensor cores: the aligned block FMA, c early, fp32 results (RZ
+// or RNE; custom rows RD or RU, on the general path) or fp16 results (RNE).
+const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
+  if (row.grouping != Grouping::contiguous) return "c early with odd/even groups";
+  if (row.product != ProductForm::denormalised) return "aligned sum of normalised products";
+  if (row.zero_c_is_term) return "c = 0 as a term";
+  if (!row.out_subnormals) return "aligned sum with FTZ";
+  if (row.frac_bits > 26 || row.block > 32) return "aligned sum with F over 26 or blocks over 32";
   // The general path's int32 partial sums (block/2 terms < 2^(F+2) each)
   // must fit: F = 26 with 32-element blocks (custom rows) would wrap.
-  if ((int64_t{row.block} << (row.frac_bits + 1)) > (int64_t{1} << 31)) return false;
-  if (row.final_round != Round::rz && !(row.final_round == Round::rne && row.result_frac_bits() == 23))
-    return false;
+  if ((int64_t{row.block} << (row.frac_bits + 1)) > (int64_t{1} << 31)) return "32-element blocks with F = 26";
+  const bool out16 = row.out == Fmt::fp16;
+  if (out16) {
+    if (row.final_round != Round::rne || row.result_frac_bits() != 10) return "fp16 result rounded other than RNE";
+  } else if (row.final_round == Round::rna) {
+    return "fp32 result rounded to nearest, ties away";
+  } else if (row.final_round != Round::rz && row.result_frac_bits() != 23) {
+    return "fp32 result of fewer bits rounded other than RZ";
+  }
   p.kind = SimdKind::aligned;
   p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
   p.rz = row.final_round == Round::rz;
-  p.frac_mask = static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
-  return true;
+  p.rd = !out16 && row.final_round == Round::rd;
+  p.ru = !out16 && row.final_round == Round::ru;
+  p.out16 = out16;
+  p.nan16 = row.nan16;
+  p.frac_mask = out16 ? -1 : static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
+  return nullptr;
 }
 
 // The interleaved HMMA fp8 path: the products at positions {0,1,4,5,...}
 // and then {2,3,6,7,...} of one instruction are two chained aligned blocks
-// from +0, and c enters after them by one RNE addition in fp32. The driver
+// from +0, and c enters after them by one RNE addition in the output
+// format (fp32 or fp16: the aligned kernel's out16). The driver
 // packs each instruction's k with the two groups contiguous.
-bool interleaved_params(const ModelRow& row, SimdParams& p) {
-  if (!(row.grouping == Grouping::pair_interleave && row.c_entry == CEntry::late_rne &&
-        row.late_round == Round::rne && row.out == Fmt::fp32 && row.result_frac_bits() == 23 &&
-        row.out_subnormals && !row.zero_c_is_term))
-    return false;
+const char* interleaved_misfit(const ModelRow& row, SimdParams& p) {
+  if (row.c_entry != CEntry::late_rne || row.late_round != Round::rne) return "pair-interleaved groups, c not late RNE";
+  if (row.result_frac_bits() != info(row.out).man_bits) return "interleaved HMMA with a reduced-precision result";
+  if (!row.out_subnormals) return "interleaved HMMA with FTZ";
+  if (row.zero_c_is_term) return "c = 0 as a term";
   ModelRow sub = row;
   sub.grouping = Grouping::contiguous;
   sub.c_entry = CEntry::early;
-  if (!aligned_params(sub, p)) return false;
+  if (const char* why = aligned_misfit(sub, p)) return why;
   p.kind = SimdKind::interleaved;
-  return true;
+  return nullptr;
 }
 
-// The parameters of the row's SIMD step kernel, or false (none).
-bool simd_params(const ModelRow& row, SimdParams& p) {
+// Why the row's SIMD step kernel does not serve it (nullptr: it does, and
+// p holds its parameters).
+const char* simd_misfit(const ModelRow& row, SimdParams& p) {
   p = SimdParams{};
   p.pair_group = row.pair_group;
   p.keep_sign = row.flush_sign == FlushSign::keep;
@@ -112,9 +146,15 @@ bool simd_params(const ModelRow& row, SimdParams& p) {
   p.F = row.frac_bits;
   p.man2 = 2 * unit_man(row);
   p.nan32 = static_cast<int32_t>(row.nan32);
-  if (operand_kind(row) == Operand::real)  // (FMA chains run on the chain tiles)
-    return row.out == Fmt::fp32 && row.in != Fmt::fp64 && pairwise_params(row, p);
-  return interleaved_params(row, p) || late_params(row, p) || aligned_params(row, p);
+  if (operand_kind(row) == Operand::real) {  // (FMA chains run on the chain tiles)
+    if (row.accum != Accumulation::pairwise) return chain_misfit(row);
+    return row.in == Fmt::fp64 ? "pairwise tree of fp64 inputs" : pairwise_misfit(row, p);
+  }
+  if (row.accum == Accumulation::exact) return exact_misfit(row);
+  if (row.grouping == Grouping::pair_interleave) return interleaved_misfit(row, p);
+  if (row.c_entry == CEntry::late_rd) return late_misfit(row, p);
+  if (row.c_entry == CEntry::early) return aligned_misfit(row, p);
+  return "aligned sum with c added last";
 }
 
 }  // namespace
@@ -124,19 +164,23 @@ KernelPlan plan(const ModelRow& row, PlanOptions options) {
   k.step = options.use_reference ? nullptr : scalar_kernel(row);
   k.fp64 = operand_kind(row) == Operand::real64;
   const bool simd_allowed = !options.use_reference && !options.simd_off;
-  if (simd_allowed && chain_tiles(row)) {
+  if (simd_allowed && !chain_misfit(row)) {
     k.macro = Macro::chain;
     k.name = "simd";
     return k;
   }
-  if (k.step && !options.simd_off && exact_simd(row)) {
+  if (k.step && !options.simd_off && row.accum == Accumulation::exact && !exact_misfit(row)) {
     k.macro = Macro::exact;
     k.name = "simd";
     return k;
   }
   k.macro = Macro::steps;
-  k.simd = k.step && !options.simd_off && simd_params(row, k.simd_params);
+  const char* misfit = k.fp64 ? chain_misfit(row) : simd_misfit(row, k.simd_params);
+  k.simd = k.step && !options.simd_off && !misfit;
   k.name = k.simd ? "simd" : k.fp64 ? "fp64" : k.step ? "scalar" : "reference";
+  if (options.use_reference) k.why = "the use_reference option";
+  else if (options.simd_off && !k.fp64) k.why = "the simd_off option";
+  else if (!k.simd) k.why = k.step || k.fp64 ? misfit : no_scalar_kernel(row);
   return k;
 }
 

@@ -8,7 +8,7 @@
 //
 //   path (rows)                     reference       scalar kernel   SIMD kernel              macro
 //   aligned, c early                aligned_step    aligned_step    aligned_simd.cpp         steps
-//     (NVIDIA fp32 results)                                           SimdKind::aligned
+//     (NVIDIA fp32/fp16 results)                                      SimdKind::aligned
 //   aligned, pair_interleave,       aligned_step    aligned_step    aligned_simd.cpp         steps
 //     c late RNE (HMMA fp8)                                           SimdKind::interleaved
 //   aligned, c late round-down      aligned_step    aligned_step    late_simd.cpp            steps
@@ -19,8 +19,9 @@
 //   fma_chain, fp32 result (SFMA)   fma_step        fma_step        real_simd.cpp chain tile chain
 //   fma_chain, fp64 (DMMA, f64)     fma_step        fp64_chain      real_simd.cpp chain tile chain
 //
-// A row outside a SIMD kernel's envelope (custom rows, fp16 results) runs
-// the scalar kernel on every step; a row without a scalar kernel (fp32_rne
+// A row outside a SIMD kernel's envelope (some custom rows, interleaved
+// fp8 with fp16 results) runs the scalar kernel on every step (plan().why
+// says which condition it misses); a row without a scalar kernel (fp32_rne
 // products on the aligned/exact paths, steps over kMaxStep) runs the
 // reference. Steps with NaN or Inf inputs always run the reference (the
 // special-value fallback, docs/kernels.md); the driver does that.
@@ -58,11 +59,16 @@ struct KernelPlan {
   bool fp64 = false;
   /// "simd", "scalar", "fp64" (host binary64 FMAs) or "reference".
   const char* name = "reference";
+  /// Why no SIMD kernel serves the row ("" when one does), e.g. "fp16
+  /// result rounded other than RNE": what `mmaemu models` prints.
+  const char* why = "";
 };
 
 KernelPlan plan(const ModelRow& row, PlanOptions options = {});
 
 /// plan(row).name: the fast path `mmaemu models` reports.
 inline const char* kernel_name(const ModelRow& row) { return plan(row).name; }
+/// plan(row).why: why the row runs no SIMD kernel ("" when it does).
+inline const char* kernel_why(const ModelRow& row) { return plan(row).why; }
 
 }  // namespace mmaemu::fast

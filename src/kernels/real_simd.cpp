@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/simd.h"
 #include "kernels/product_sum-inl.h"
@@ -97,47 +98,114 @@ void ChainTile64(int kc, const double* a, const double* b, double* c, std::size_
   ChainTile<double, kChainMR, kChainNR64>(kc, a, b, c, ldc);
 }
 
-// CDNA2: products rounded to fp32 (a zero if either factor was flushed),
-// FTZ of products and c (sign per `keep`), pairwise sums with FTZ keeping
-// the sign, c added last.
-void Pairwise16(const SimdParams& p, int len, const float* av, const int32_t* af, const float* bv,
-                const int32_t* bf, float* acc) {
-  const hn::ScalableTag<float> df;
-  const hn::Rebind<int32_t, decltype(df)> di;
-  const std::size_t N = hn::Lanes(df);
-  const auto tiny = hn::Set(df, 0x1p-126f);
-  // |x| < 2^-126 and x != 0 -> a zero (signed if keep_sign); NaN and +-0
-  // stay (a -0 c or sum is -0 in the reference too).
-  auto flush = [&](decltype(hn::Zero(df)) x, bool keep_sign) {
-    if (p.out_subnormals) return x;
-    const auto small = hn::And(hn::Lt(hn::Abs(x), tiny), hn::Ne(x, hn::Zero(df)));
-    return hn::IfThenElse(small, keep_sign ? hn::And(x, hn::Set(df, -0.0f)) : hn::Zero(df), x);
-  };
-  for (std::size_t v = 0; v < kSimdLanes; v += N) {
-    decltype(hn::Zero(df)) prod[4];
-    for (int i = 0; i < p.pair_group; ++i) {
-      if (i >= len) {
-        prod[i] = hn::Zero(df);
-        continue;
-      }
-      const auto b = hn::LoadU(df, bv + i * kSimdLanes + v);
-      const auto flushed = hn::Ne(hn::Or(hn::Set(di, af[i]), hn::LoadU(di, bf + i * kSimdLanes + v)), hn::Zero(di));
-      const auto x = hn::IfThenZeroElse(hn::RebindMask(df, flushed), hn::Mul(hn::Set(df, av[i]), b));
-      prod[i] = flush(x, p.keep_sign);
+// CDNA2 pairwise tree (docs/models.md §2.8), the operations of
+// pairwise_step() per lane in the same order:
+//
+//   x_i = a_i * b_i          (+0 if a_i or b_i was flushed), FTZ (sign per keep_sign)
+//   t   = x_0 + x_1          FTZ keeping the sign     (groups of 4: + (x_2 + x_3))
+//   d   = c + t              FTZ keeping the sign     (c flushed per keep_sign first)
+//
+// One vector of lanes at a time, d in a register from step to step. Where
+// FTZ cannot fire it is left out (kFlush):
+//   kNoFlush    rows with subnormal outputs: no FTZ at all;
+//   kFlushC     fp16 inputs: a product of two fp16 values (subnormals
+//               included) is a multiple of 2^-48 below 2^32, so the products
+//               and their sums are zero or normal fp32; only c + t can be
+//               subnormal;
+//   kFlushAll   every FTZ of the scalar kernel.
+// c is flushed once at the start of the run: every later c is a d, which is
+// zero or normal, and on which FTZ is the identity.
+enum PairFlush { kNoFlush, kFlushC, kFlushAll };
+
+// x where it is not subnormal; else x & zsign (zsign = -0.0f: the signed
+// zero; +0.0f: +0). Zeros, NaN and Inf stay.
+HWY_INLINE VF32 FlushSubnormal(VF32 x, VF32 zsign) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __mmask16 sub = _mm512_fpclass_ps_mask(x.raw, 0x20);  // 0x20: denormal
+  return VF32{_mm512_mask_and_ps(x.raw, sub, x.raw, zsign.raw)};
+#else
+  const DF32 df;
+  const auto sub = hn::And(hn::Lt(hn::Abs(x), hn::Set(df, 0x1p-126f)), hn::Ne(x, hn::Zero(df)));
+  return hn::IfThenElse(sub, hn::And(x, zsign), x);
+#endif
+}
+
+// One step (G products at av/af, bv/bf of the lanes' offset, `len` of them
+// present) on the d of one vector of lanes. kAFlags: A may hold flushed
+// operands; kFull: len == G (the step is G products: step_k = pair_group).
+template <int G, PairFlush kFlush, bool kAFlags, bool kFull>
+HWY_INLINE VF32 PairStep(int len, const float* av, const int32_t* af, const float* bv, const int32_t* bf, VF32 c,
+                         VF32 product_zero) {
+  const DF32 df;
+  const DI32 di;
+  const auto signed_zero = hn::Set(df, -0.0f);
+  VF32 x[G];
+  HWY_UNROLL(4)
+  for (int i = 0; i < G; ++i) {
+    if ((!kFull && i >= len) || (kAFlags && af[i])) {  // past the step, or A's operand flushed: +0
+      x[i] = hn::Zero(df);
+      continue;
     }
-    const auto c = flush(hn::LoadU(df, acc + v), p.keep_sign);
-    auto t = flush(hn::Add(prod[0], prod[1]), true);
-    if (p.pair_group == 4) t = flush(hn::Add(t, flush(hn::Add(prod[2], prod[3]), true)), true);
-    hn::StoreU(flush(hn::Add(c, t), true), df, acc + v);
+    const auto b_flushed = hn::RebindMask(df, hn::Ne(hn::LoadU(di, bf + i * kSimdLanes), hn::Zero(di)));
+    x[i] = hn::IfThenZeroElse(b_flushed, hn::Mul(hn::Set(df, av[i]), hn::LoadU(df, bv + i * kSimdLanes)));
+    if (kFlush == kFlushAll) x[i] = FlushSubnormal(x[i], product_zero);
+  }
+  auto t = hn::Add(x[0], x[1]);
+  if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
+  if constexpr (G == 4) {
+    auto u = hn::Add(x[2], x[3]);
+    if (kFlush == kFlushAll) u = FlushSubnormal(u, signed_zero);
+    t = hn::Add(t, u);
+    if (kFlush == kFlushAll) t = FlushSubnormal(t, signed_zero);
+  }
+  c = hn::Add(c, t);
+  return kFlush != kNoFlush ? FlushSubnormal(c, signed_zero) : c;
+}
+
+template <int G, PairFlush kFlush, bool kAFlags>
+HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, const float* av, const int32_t* af,
+                                const float* bv, const int32_t* bf, float* acc) {
+  const DF32 df;
+  const std::size_t N = hn::Lanes(df);
+  const auto product_zero = p.keep_sign ? hn::Set(df, -0.0f) : hn::Zero(df);
+  for (std::size_t v = 0; v < kSimdLanes; v += N) {
+    auto c = hn::LoadU(df, acc + v);
+    if (kFlush != kNoFlush) c = FlushSubnormal(c, product_zero);
+    int s = 0;
+    for (; s + 1 < steps; ++s) {
+      const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
+      c = PairStep<G, kFlush, kAFlags, true>(G, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
+    }
+    if (s < steps) {  // the last step, maybe short
+      const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
+      c = PairStep<G, kFlush, kAFlags, false>(last_len, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
+    }
+    hn::StoreU(c, df, acc + v);
   }
 }
 
 void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
                    const float* bv, const int32_t* bf, float* acc) {
-  RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
-    Pairwise16(p, len, av + a, af + a, bv + b, bf + b, acc);
-    return true;
-  });
+  // A's flushed operands (rare: subnormal inputs) take a per-product test.
+  bool a_flags = false;
+  for (int l = 0; l < (steps - 1) * step + last_len; ++l) a_flags |= af[l] != 0;
+  const PairFlush mode = p.out_subnormals ? kNoFlush : p.normal_products ? kFlushC : kFlushAll;
+  auto run = [&](auto g, auto flush) {
+    constexpr int G = decltype(g)::value;
+    constexpr PairFlush kFlush = static_cast<PairFlush>(decltype(flush)::value);
+    if (a_flags) return PairwiseSteps<G, kFlush, true>(p, steps, last_len, av, af, bv, bf, acc);
+    PairwiseSteps<G, kFlush, false>(p, steps, last_len, av, af, bv, bf, acc);
+  };
+  auto by_mode = [&](auto g) {
+    switch (mode) {
+      case kNoFlush: return run(g, std::integral_constant<int, kNoFlush>());
+      case kFlushC: return run(g, std::integral_constant<int, kFlushC>());
+      case kFlushAll: return run(g, std::integral_constant<int, kFlushAll>());
+    }
+  };
+  // step_k = pair_group on the pairwise path: a step is one tree.
+  if (step == 4) by_mode(std::integral_constant<int, 4>());
+  else by_mode(std::integral_constant<int, 2>());
 }
 
 }  // namespace HWY_NAMESPACE

@@ -334,7 +334,39 @@ Operand operand_kind(const ModelRow& row) {
              : Operand::integer;
 }
 
+namespace {
+
+// pack_element() for finite fp16 and bf16 elements, from the bit fields:
+// what decode() and to_fp32_bits() give, without the generic tables (the
+// hot path of packing). Returns false for NaN/Inf (left to the generic path).
+bool pack_half(const ModelRow& row, uint32_t h, int32_t& sig, int32_t& exp) {
+  const bool fp16 = row.in == Fmt::fp16;
+  const int man = fp16 ? 10 : 7, bias = fp16 ? 15 : 127;
+  const uint32_t emax = fp16 ? 31u : 255u, e = (h >> man) & emax, frac = h & ((1u << man) - 1);
+  if (e == emax) return false;
+  const bool subnormal = e == 0 && frac != 0;
+  if (operand_kind(row) == Operand::real) {
+    sig = static_cast<int32_t>(fp16 ? fp16_to_fp32(h) : h << 16);
+    exp = !row.in_subnormals && subnormal;
+    return true;
+  }
+  if ((e == 0 && frac == 0) || (!row.in_subnormals && subnormal)) {
+    sig = 0;
+    exp = kZeroExp;
+    return true;
+  }
+  const int32_t m = static_cast<int32_t>(e ? frac | (1u << man) : frac);
+  sig = h & 0x8000u ? -m : m;
+  exp = static_cast<int32_t>(e ? e : 1) - bias;  // value = sig * 2^(exp - man)
+  return true;
+}
+
+}  // namespace
+
 bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp) {
+  if ((row.in == Fmt::fp16 || row.in == Fmt::bf16) && !row.inputs_as_fp16 && operand_kind(row) != Operand::real64 &&
+      pack_half(row, static_cast<uint32_t>(bits), sig, exp))
+    return true;
   if (operand_kind(row) == Operand::real64) {  // the fp64 chain reads the bits
     sig = 0;
     exp = 0;

@@ -27,11 +27,15 @@ struct SimdParams {
   int32_t F;          // alignment window fraction bits
   int32_t man2;       // fraction bits of a product's significand (2 * man)
   int32_t floor;      // alignment exponent floor
-  bool rz;            // RZ (else RNE)
+  bool rz;            // RZ (else RNE, or rd/ru)
+  bool rd, ru;        // aligned, fp32 results: RD or RU (general path only)
+  bool out16;         // aligned: fp16 results, RNE (acc holds fp16 bits)
+  int32_t nan16;      // aligned, out16: the unit's fp16 NaN
   int32_t frac_mask;  // clears result bits beyond out_frac_bits
   int32_t pair_group;    // pairwise: products per tree
   bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
   bool out_subnormals;   // pairwise: false = FTZ
+  bool normal_products;  // pairwise: products and their sums are zero or normal fp32 (fp16 inputs)
   int32_t nan32;         // the unit's NaN
   bool odd_even;         // late: CDNA3 fp8 odd/even groups
   bool exact_zero_c;     // late: ModelRow::late_exact_zero_c
@@ -62,15 +66,17 @@ struct LanePanel {
   const int32_t* exp;
 };
 
-/// The aligned, c-early, fp32-result path for 16 lanes over a run none of
-/// whose inputs is NaN or Inf. acc: c in, d out (fp32 bits; a NaN or Inf c
-/// is handled).
+/// The aligned, c-early path for 16 lanes over a run none of whose inputs
+/// is NaN or Inf: fp32 results (RZ, RNE, RD or RU) or, with p.out16, fp16 results
+/// (RNE). acc: c in, d out (fp32 bits, or fp16 bits in the low half with
+/// p.out16; a NaN or Inf c is handled).
 void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// The interleaved HMMA fp8 path, one instruction (run.steps = 1, step =
 /// the instruction's k, packed with its two groups contiguous): the two
-/// groups as aligned blocks from +0, then acc + t in fp32 with RNE (host
-/// arithmetic: the caller holds FpEnvGuard; NaN bits are the host's).
+/// groups as aligned blocks from +0, then acc + t with RNE: fp32 (host
+/// arithmetic: the caller holds FpEnvGuard; NaN bits are the host's) or,
+/// with p.out16, fp16 (exact integer sum, one rounding; NaN: p.nan16).
 void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// The CDNA3 late-c path (two-stage round-down, contiguous or odd/even

@@ -286,9 +286,18 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
         return (sign << (x.width - 1)) | (static_cast<uint64_t>(e) << (x.man_bits + x.frac_shift)) |
                (((1ull << x.man_bits) - 1) << x.frac_shift);
       };
-      for (int pattern = 0; pattern < 10; ++pattern) {
+      for (int pattern = 0; pattern < 12; ++pattern) {
         std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
-        if (pattern < 2) {
+        if (pattern >= 10) {
+          // c in the top fp32 binade (every third the largest float), the
+          // products large: sums past the largest float, where RD/RU rows
+          // overflow away from zero and stay finite toward it.
+          const int max_in = (1 << fi.exp_bits) - 2;
+          for (std::size_t i = 0; i < C.size(); ++i)
+            C[i] = i % 3 == 0 ? top(Fmt::fp32, 254, g.rng() & 1) : value_at(g, Fmt::fp32, 254);
+          for (auto& x : A) x = value_at(g, row.in, max_in - static_cast<int>(g.rng() % 3));
+          for (auto& x : B) x = value_at(g, row.in, max_in - static_cast<int>(g.rng() % 3));
+        } else if (pattern < 2) {
           // Every product the largest at one exponent, one sign per column
           // (pattern 1: A's signs alternate), c the same size or near it.
           for (std::size_t i = 0; i < A.size(); ++i) A[i] = top(row.in, fi.bias, pattern == 1 ? i & 1 : 0);
@@ -348,5 +357,47 @@ TEST_CASE("CDNA3 late-c kernel: c near the products, its cut-offs and the edges 
       }
   });
   MESSAGE(targets << " targets, " << dots << " dot products");
+  CHECK(bad == 0);
+}
+
+TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and vanishing results, every target") {
+  // With fp16 results the aligned kernel rounds each block's sum to fp16
+  // (RNE) and keeps the accumulators as fp32 bits inside a run: random bit
+  // patterns seldom give sums at the fp16 overflow threshold (65520), in
+  // the fp16 subnormal range or below half its step (2^-25), nor NaN/Inf c.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  const std::size_t targets = on_every_target(fast::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
+    if (row.out != Fmt::fp16) return;
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(id + " fp16 results"));
+    const FormatInfo& fi = info(row.in);
+    const int step = static_cast<int>(ref::step_k(row));
+    const std::size_t m = 3, n = 21, k = 2 * static_cast<std::size_t>(step) + 3;
+    // Result exponents: above the largest fp16, at it, the normal/subnormal
+    // boundary, inside the subnormals, at and below half the smallest.
+    const int targets_e[] = {16, 15, 14, -13, -14, -15, -20, -24, -25, -26, -30};
+    for (int te : targets_e) {
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      for (std::size_t l = 0; l < k; ++l) {
+        const int ep = te - static_cast<int>(g.rng() % 4), ea = ep / 2;
+        for (std::size_t i = 0; i < m; ++i) A[i * k + l] = value_at(g, row.in, ea + fi.bias);
+        for (std::size_t j = 0; j < n; ++j) B[l * n + j] = value_at(g, row.in, ep - ea + fi.bias);
+      }
+      for (std::size_t i = 0; i < C.size(); ++i) {
+        const uint64_t r = g.rng() % 16;
+        C[i] = r == 0   ? zero_bits(Fmt::fp16, g.rng() & 1)
+               : r == 1 ? inf_bits(Fmt::fp16, g.rng() & 1)
+               : r == 2 ? default_nan(Fmt::fp16)
+               : r == 3 ? g.rng() & 0x83FF  // a subnormal
+                        : value_at(g, Fmt::fp16, te + 15 - static_cast<int>(g.rng() % 3));
+      }
+      const bool into_c = te % 2 == 0;
+      bad += check_gemm(id + " fp16 result at 2^" + std::to_string(te), row, m, n, k, A, B, C, false, te & 1, into_c,
+                        1);
+      dots += m * n;
+    }
+  });
+  MESSAGE(targets << " targets, " << rows << " rows x targets, " << dots << " dot products");
+  CHECK(rows > 0);
   CHECK(bad == 0);
 }

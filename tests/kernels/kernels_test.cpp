@@ -113,6 +113,57 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
     if (p.macro == fast::Macro::exact) CHECK((p.step != nullptr));
     if (p.fp64) CHECK((p.step == nullptr));
     simd += p.simd || p.macro != fast::Macro::steps;
+    // why: empty exactly where a SIMD kernel (steps, chain tiles or the
+    // exact kernel) serves the row.
+    CHECK(std::string(p.why).empty() == (p.simd || p.macro != fast::Macro::steps));
+    CHECK(std::string(r.why) == "the use_reference option");
   }
   CHECK(simd > 0);
+  // The reason names the condition the row misses.
+  const Model rd = lookup_model("custom:base=H100,round=rd");
+  CHECK(std::string(fast::kernel_why(*rd.find(Fmt::fp16, Fmt::fp16))) == "fp16 result rounded other than RNE");
+  CHECK(std::string(fast::kernel_name(*rd.find(Fmt::fp16, Fmt::fp16))) == "scalar");
+  CHECK(fast::plan(*rd.find(Fmt::fp16, Fmt::fp32)).simd);  // RD with fp32 results: the aligned kernel
+}
+
+TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_fp32_bits() give it") {
+  // pack_element decodes fp16/bf16 from the bit fields (the packing hot
+  // path); the oracle is the generic decode. Rows: integer and real
+  // operands, with and without subnormal inputs.
+  std::size_t rows = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if ((row.in != Fmt::fp16 && row.in != Fmt::bf16) || row.inputs_as_fp16 ||
+        fast::operand_kind(row) == fast::Operand::real64)
+      continue;
+    ++rows;
+    const int man = info(row.in).man_bits;
+    const bool real = fast::operand_kind(row) == fast::Operand::real;
+    std::size_t bad = 0;
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+      const Unpacked u = decode(row.in, h);
+      int32_t sig = 0, exp = 0;
+      const bool finite = fast::pack_element(row, h, sig, exp);
+      if (u.cls == Class::nan || u.cls == Class::inf) {
+        bad += finite;
+        continue;
+      }
+      const bool subnormal = u.cls == Class::finite && u.sig < (1ull << man);
+      int32_t want_sig, want_exp;
+      if (real) {
+        want_sig = static_cast<int32_t>(to_fp32_bits(row.in, h));
+        want_exp = !row.in_subnormals && subnormal;
+      } else if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {
+        want_sig = 0;
+        want_exp = fast::kZeroExp;
+      } else {
+        want_sig = u.neg ? -static_cast<int32_t>(u.sig) : static_cast<int32_t>(u.sig);
+        want_exp = u.exp + man;
+      }
+      if ((!finite || sig != want_sig || exp != want_exp) && ++bad <= 2)
+        FAIL_CHECK(name << " " << hex(h) << ": sig " << sig << " exp " << exp << ", want " << want_sig << " "
+                        << want_exp);
+    }
+    CHECK(bad == 0);
+  }
+  CHECK(rows > 0);
 }
