@@ -43,6 +43,9 @@ struct Panel {
     sig.assign(count * kp, 0);
     exp.assign(count * kp, fast::kZeroExp);
     special.assign(count * steps, 0);
+    // (A panel may be reused across calls: arrays a call does not use are
+    // emptied, as pack_vector() fills those that are not empty.)
+    fsig.clear(), fval.clear(), lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
     if (simd) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
     if (simd && lanes) {
       const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;

@@ -51,7 +51,8 @@ std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::siz
     driver::GemmSpec spec;
     spec.row = &row;
     spec.accumulate_into_c = into_c;
-    spec.threads = 1 + t % 2;
+    spec.threads = 1 + t % 3;
+    spec.work_per_thread = 1;  // thread even the tiny products
     spec.simd_off = simd_off;
     std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
     for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
@@ -153,6 +154,7 @@ std::size_t check_gemm(const std::string& name, const ModelRow& row, std::size_t
   spec.row = &row;
   spec.accumulate_into_c = into_c;
   spec.threads = threads;
+  spec.work_per_thread = 1;
   driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(ta ? m : k), ta};
   driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(tb ? k : n), tb};
   driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), static_cast<std::ptrdiff_t>(n));
