@@ -193,7 +193,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
   a.steps = ch.steps;
   a.interleave = ch.b.interleave;
   a.resize(mc, g.plan.simd, false);
-  for (std::size_t v = 0; v < mc; ++v) pack_vector(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
+  pack_vectors(g.row, g.spec, g.A, true, i0, mc, k0, ch.kc, a, 0);
   if (!g.plan.simd) {
     for (std::size_t v = 0; v < mc; ++v)
       scalar_row(g, ch, a, v, w_lo, w_hi, g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc,
@@ -222,8 +222,8 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
 void pack_steps_group(const GemmCall& g, const StepsPanel& p, std::size_t k0, const StepsChunk& ch, Panel& b,
                       std::size_t gg) {
   const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
+  pack_vectors(g.row, g.spec, g.B, false, p.j0 + gg * L, v1 - gg * L, k0, ch.kc, b, gg * L);
   for (std::size_t v = gg * L; v < v1; ++v) {
-    pack_vector(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
     if (g.plan.simd)
       for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
   }

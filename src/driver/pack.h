@@ -17,6 +17,7 @@
 #include "hwy/aligned_allocator.h"
 
 #include "driver/gemm.h"
+#include "formats/fast_convert.h"
 #include "kernels/simd.h"
 
 namespace mmaemu::driver {
@@ -93,6 +94,47 @@ struct ExactPanel {
     if (lanes) group_special.assign(groups * steps, 0);
   }
 };
+
+// One unit-format element decoded for the steps kernels: pack_element()'s
+// sig and exp; the SIMD fields fsig = sig as float and fval = the value
+// (real operands: fval = the fp32 value, fsig = 0).
+struct Decoded {
+  int32_t sig, exp;
+  float fsig, fval;
+};
+// The reference decoding (pack_element, ldexp); finite: false for NaN/Inf.
+// pack_vector() gives exactly these fields by faster means.
+Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite);
+
+// The storage -> unit-format conversion of one element while packing:
+// convert(storage, in, bits, r, ov), the usual sgemm cases without the
+// generic decode. The fp32 cases need the host in round-to-nearest without
+// FTZ/DAZ (kernels/fp_env.h); NaN goes the generic way (its pattern).
+enum class InputPath : uint8_t { same, fp32_fp16_rne, fp32_bf16_rne, fp32_tf32_rne, fp32_tf32_rz, generic };
+InputPath input_path(Fmt storage, Fmt in, Round r, Overflow ov);
+
+inline uint64_t convert_packed(InputPath path, Fmt storage, Fmt in, uint64_t raw, Round r, Overflow ov) {
+  const uint32_t b = static_cast<uint32_t>(raw);
+  const bool nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
+  switch (path) {
+    case InputPath::same: return raw;
+    case InputPath::fp32_fp16_rne: if (!nan) return f32_to_f16_rne(b); break;
+    case InputPath::fp32_bf16_rne: if (!nan) return f32_to_bf16_rne(b); break;
+    // tf32 = fp32 with 10 fraction bits, the same exponent range: RNE on
+    // the low 13 bits (a carry into the exponent gives the next binade or
+    // Inf, as round_pack does).
+    case InputPath::fp32_tf32_rne: if (!nan) return (b + 0xFFFu + ((b >> 13) & 1u)) & 0xFFFFE000u; break;
+    case InputPath::fp32_tf32_rz: if (!nan) return b & 0xFFFFE000u; break;
+    case InputPath::generic: break;
+  }
+  return convert_input(storage, in, raw, r, ov);
+}
+
+// Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
+// index0+count-1 (rows of A or columns of B), k elements from k0 on; the
+// vectors are read together (contiguous rows of B when k is strided).
+void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0);
 
 // Packs vector v of the panel from op(X) row/column `index`, k elements
 // from k0 on.
