@@ -181,13 +181,14 @@ void pack_raw(const ModelRow& row, const GemmSpec& spec, Fmt storage, const uint
               std::size_t v, const DecodeTable* table, const Fp32Layout& f32) {
   const std::size_t step = step_k(row);
   const InputPath path = input_path(storage, row.in, spec.input_round, spec.input_overflow);
-  const bool simd = !p.fsig.empty();
+  const bool simd = !p.fsig.empty(), lanes = !p.lane_sig.empty();
+  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
   uint64_t* bits_out = p.bits.data() + v * p.kp;
   uint8_t* special = p.special.data() + v * p.steps;
   for (std::size_t l = 0; l < k; ++l) {
     const uint64_t bits = convert_packed(path, storage, row.in, raw[l], spec.input_round, spec.input_overflow);
     bits_out[l] = bits;
-    const std::size_t at = v * p.kp + (p.interleave ? l - l % step + pair_position(l % step, step / 2) : l);
+    const std::size_t pos = p.interleave ? l - l % step + pair_position(l % step, step / 2) : l, at = v * p.kp + pos;
     Decoded d;
     bool finite = true;
     if (table && bits < table->d.size()) {  // (a sub-byte format's container may hold more bits)
@@ -199,14 +200,12 @@ void pack_raw(const ModelRow& row, const GemmSpec& spec, Fmt storage, const uint
     p.sig[at] = d.sig;
     p.exp[at] = d.exp;
     if (!finite) special[l / step] = 1;
-    if (simd) p.fsig[at] = d.fsig, p.fval[at] = d.fval;
-  }
-  if (p.lane_sig.empty()) return;
-  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
-  for (std::size_t l = 0; l < (p.interleave ? p.kp : k); ++l) {  // (interleaved: k is spread)
-    p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
-    p.lane_val[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fval[v * p.kp + l];
-    p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
+    if (lanes) {  // (positions past k keep resize()'s zero operands)
+      const std::size_t li = (g * p.kp + pos) * fast::kSimdLanes + lane;
+      p.lane_sig[li] = d.fsig, p.lane_val[li] = d.fval, p.lane_exp[li] = d.exp;
+    } else if (simd) {
+      p.fsig[at] = d.fsig, p.fval[at] = d.fval;
+    }
   }
 }
 

@@ -29,8 +29,8 @@ struct Panel {
   std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
   std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
   std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
-  // SIMD kernels: values and significands as floats; for B also
-  // lane-interleaved copies (groups of 16 vectors, element l of lane j at
+  // SIMD kernels: values and significands as floats (A); B holds them
+  // lane-interleaved instead (groups of 16 vectors, element l of lane j at
   // l*16 + j).
   std::vector<float> fval, fsig, lane_val, lane_sig;
   std::vector<int32_t> lane_exp;
@@ -47,7 +47,7 @@ struct Panel {
     // (A panel may be reused across calls: arrays a call does not use are
     // emptied, as pack_vector() fills those that are not empty.)
     fsig.clear(), fval.clear(), lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
-    if (simd) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
+    if (simd && !lanes) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
     if (simd && lanes) {
       const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
       lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);

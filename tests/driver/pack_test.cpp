@@ -99,17 +99,17 @@ std::size_t check_pack(const std::string& name, const ModelRow& row, Fmt storage
       bool finite;
       const driver::Decoded d = driver::decode_operand(row, bits, finite);
       if (!finite) special[l / step] = 1;
+      const float fsig = lanes ? p.lane_sig[l * fast::kSimdLanes] : p.fsig[l];  // B: lane 0 of group 0
+      const float fval = lanes ? p.lane_val[l * fast::kSimdLanes] : p.fval[l];
       const bool same = p.bits[l] == bits && p.sig[l] == d.sig && p.exp[l] == d.exp &&
-                        std::bit_cast<uint32_t>(p.fsig[l]) == std::bit_cast<uint32_t>(d.fsig) &&
-                        std::bit_cast<uint32_t>(p.fval[l]) == std::bit_cast<uint32_t>(d.fval) &&
-                        (!lanes || (std::bit_cast<uint32_t>(p.lane_val[l * fast::kSimdLanes]) ==
-                                        std::bit_cast<uint32_t>(d.fval) &&
-                                    p.lane_exp[l * fast::kSimdLanes] == d.exp));
+                        std::bit_cast<uint32_t>(fsig) == std::bit_cast<uint32_t>(d.fsig) &&
+                        std::bit_cast<uint32_t>(fval) == std::bit_cast<uint32_t>(d.fval) &&
+                        (!lanes || p.lane_exp[l * fast::kSimdLanes] == d.exp);
       if (!same && ++bad <= 3)
         FAIL_CHECK("seed " << kSeed << " " << name << " from " << std::string(info(storage).name) << " layout " << layout
                            << " code " << hex(codes[l]) << ": bits " << hex(p.bits[l]) << "/" << hex(bits) << " sig "
                            << p.sig[l] << "/" << d.sig << " exp " << p.exp[l] << "/" << d.exp << " fval "
-                           << hex(std::bit_cast<uint32_t>(p.fval[l])) << "/" << hex(std::bit_cast<uint32_t>(d.fval)));
+                           << hex(std::bit_cast<uint32_t>(fval)) << "/" << hex(std::bit_cast<uint32_t>(d.fval)));
     }
     for (std::size_t s = 0; s < p.steps; ++s)
       if (p.special[s] != special[s] && ++bad <= 3) FAIL_CHECK(name << " special flag of step " << s);
