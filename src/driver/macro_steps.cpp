@@ -222,6 +222,8 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
 void pack_steps_group(const GemmCall& g, const StepsPanel& p, std::size_t k0, const StepsChunk& ch, Panel& b,
                       std::size_t gg) {
   const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
+  b.clear_vectors(gg * L, v1);
+  if (g.plan.simd) b.clear_group(gg);
   pack_vectors(g.row, g.spec, g.B, false, p.j0 + gg * L, v1 - gg * L, k0, ch.kc, b, gg * L);
   for (std::size_t v = gg * L; v < v1; ++v) {
     if (g.plan.simd)
@@ -243,18 +245,62 @@ struct StepsScratch {
 };
 thread_local StepsScratch t_scratch;
 thread_local Panel t_a_panel;  // each worker's A rows
+thread_local StepsScratch t_private;  // each worker's own B columns (run_steps_private)
+
+// m <= kMC: no two tasks share B's columns, so each task packs its own:
+// tasks of column blocks over the whole of N, each running every k chunk,
+// and no barrier at all (short-wide and m <= 16 products). A block's B
+// chunk stays under kPrivateBytes.
+constexpr std::size_t kPrivateBytes = std::size_t{2} << 20;
+void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
+  const std::size_t groups = (g.n + L - 1) / L, k_end = std::max<std::size_t>(g.k, 1);
+  const std::size_t kp = std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step);
+  std::size_t jb = std::clamp<std::size_t>(kPrivateBytes / (std::max<std::size_t>(kp, 1) * 36 * L), 1, groups);
+  while (jb > 1 && (groups + jb - 1) / jb < 4 * static_cast<std::size_t>(g.threads)) jb = (jb + 1) / 2;
+  const std::size_t blocks = (groups + jb - 1) / jb;
+#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
+  {
+    fast::FpEnvGuard env_thread;
+    Panel& a = t_a_panel;
+    StepsScratch& sc = t_private;
+    sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+#pragma omp for schedule(dynamic)
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+      StepsPanel p{};
+      p.j0 = blk * jb * L;
+      p.nc = std::min(jb * L, g.n - p.j0);
+      p.groups = (p.nc + L - 1) / L;
+      p.jb = p.groups;
+      p.jtasks = 1;
+      (g.plan.fp64 ? sc.acc64.resize(g.m * p.nc) : sc.acc32.resize(g.m * p.nc));
+      for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
+        const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
+        const StepsChunk ch{sc.b, p.nc, kc, steps, steps * sp.step, sp.step};
+        p.first = k0 == 0;
+        p.last = k0 + sp.KC >= k_end;
+        sc.b.kp = ch.kp;
+        sc.b.steps = ch.steps;
+        sc.b.shape(p.nc, g.plan.simd, true);
+        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, sc.b, gg);
+        steps_task(g, ch, p, k0, 0, a, sc.acc32.data(), sc.acc64.data());
+      }
+    }
+  }
+}
 
 }  // namespace
 
 // One parallel region per call (none on one thread): per N panel and k
 // chunk, B packed by all threads (lane groups), then the tasks; the
-// implicit barriers of the worksharing loops order the chunks.
+// implicit barriers of the worksharing loops order the chunks. At most
+// kMC rows: run_steps_private().
 void run_steps_macro(const GemmCall& g) {
   StepsPlan sp{};
   sp.step = step_k(g.row);
   sp.KC = std::max<std::size_t>(1, kKTarget / sp.step) * sp.step;
   sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
   sp.mblocks = (g.m + kMC - 1) / kMC;
+  if (sp.mblocks == 1) return run_steps_private(g, sp);
   StepsScratch& sc = t_scratch;
   const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
@@ -279,7 +325,7 @@ void run_steps_macro(const GemmCall& g) {
         {
           b.kp = ch.kp;
           b.steps = ch.steps;
-          b.resize(p.nc, g.plan.simd, true);
+          b.shape(p.nc, g.plan.simd, true);  // (each group cleared by its packer)
         }
 #pragma omp for schedule(static)
         for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, b, gg);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <new>
 #include <vector>
@@ -40,21 +41,52 @@ struct Panel {
   bool interleave = false;
 
   void resize(std::size_t count, bool simd, bool lanes) {
-    bits.assign(count * kp, 0);
-    sig.assign(count * kp, 0);
-    exp.assign(count * kp, fast::kZeroExp);
-    special.assign(count * steps, 0);
-    // (A panel may be reused across calls: arrays a call does not use are
-    // emptied, as pack_vector() fills those that are not empty.)
-    fsig.clear(), fval.clear(), lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
-    if (simd && !lanes) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
+    shape(count, simd, lanes);
+    clear_vectors(0, count);
+    for (std::size_t g = 0; g * fast::kSimdLanes < count && !lane_sig.empty(); ++g) clear_group(g);
+  }
+
+  // Sizes the arrays for `count` vectors without filling them (they may
+  // stay larger; the layout follows kp and steps). Arrays a call does not
+  // use are emptied, as pack_vector() fills those that are not empty. A
+  // panel reused across calls or chunks is then cleared vector by vector
+  // (clear_vectors, clear_group) by the threads that pack it.
+  void shape(std::size_t count, bool simd, bool lanes) {
+    const std::size_t n = count * kp, groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
+    grow(bits, n), grow(sig, n), grow(exp, n), grow(special, count * steps);
+    if (simd && !lanes) grow(fsig, n), grow(fval, n);
+    else fsig.clear(), fval.clear();
     if (simd && lanes) {
-      const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
-      lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);
-      lane_val.assign(groups * kp * fast::kSimdLanes, 0.0f);
-      lane_exp.assign(groups * kp * fast::kSimdLanes, fast::kZeroExp);
-      group_special.assign(groups * steps, 0);
+      const std::size_t nl = groups * kp * fast::kSimdLanes;
+      grow(lane_sig, nl), grow(lane_val, nl), grow(lane_exp, nl), grow(group_special, groups * steps);
+    } else {
+      lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
     }
+  }
+  // Zero operands in vectors [v0, v1) (B's lane arrays: clear_group).
+  void clear_vectors(std::size_t v0, std::size_t v1) {
+    std::fill(bits.begin() + v0 * kp, bits.begin() + v1 * kp, 0);
+    std::fill(sig.begin() + v0 * kp, sig.begin() + v1 * kp, 0);
+    std::fill(exp.begin() + v0 * kp, exp.begin() + v1 * kp, fast::kZeroExp);
+    std::fill(special.begin() + v0 * steps, special.begin() + v1 * steps, 0);
+    if (!fsig.empty()) {
+      std::fill(fsig.begin() + v0 * kp, fsig.begin() + v1 * kp, 0.0f);
+      std::fill(fval.begin() + v0 * kp, fval.begin() + v1 * kp, 0.0f);
+    }
+  }
+  // Zero operands in lane group g (all 16 lanes) and its flags.
+  void clear_group(std::size_t g) {
+    const std::size_t a = g * kp * fast::kSimdLanes, b = a + kp * fast::kSimdLanes;
+    std::fill(lane_sig.begin() + a, lane_sig.begin() + b, 0.0f);
+    std::fill(lane_val.begin() + a, lane_val.begin() + b, 0.0f);
+    std::fill(lane_exp.begin() + a, lane_exp.begin() + b, fast::kZeroExp);
+    std::fill(group_special.begin() + g * steps, group_special.begin() + (g + 1) * steps, 0);
+  }
+
+ private:
+  template <typename T>
+  static void grow(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
   }
 };
 
