@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -62,12 +63,19 @@ int thread_count(int requested) {
 #endif
 }
 
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k) {
+  const int requested = thread_count(spec.threads);
+  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread;
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(std::max<std::size_t>(k, 1));
+  return static_cast<int>(std::clamp(work / static_cast<double>(per), 1.0, static_cast<double>(requested)));
+}
+
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc) {
   if (m == 0 || n == 0) return;
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
-  const int threads = thread_count(spec.threads);
+  const int threads = gemm_threads(spec, m, n, k);
   fast::FpEnvGuard env_main;
   if (alpha == 0.0) return epilogue.scale_only(m, n, threads);
 

@@ -29,6 +29,7 @@ struct GemmSpec {
   Overflow input_overflow = Overflow::ieee;
   bool accumulate_into_c = false;       // MMAEMU_ACC_INTO_C semantics
   int threads = 0;                      // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all
+  std::size_t work_per_thread = 0;      // multiply-adds per thread, 0: kWorkPerThread (tests: 1)
   bool use_reference = false;           // run every step on ref::step (tests)
   bool simd_off = false;                // scalar kernels only (tests)
 };
@@ -43,6 +44,16 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
 
 /// Number of threads a call with `requested` (0 = default) uses.
 int thread_count(int requested);
+
+/// The least multiply-adds (m*n*k) a GEMM gives each of its threads: a
+/// product too small to feed thread_count() threads runs on fewer (one
+/// below 2 * kWorkPerThread), as waking a thread costs more than it saves.
+/// The bits never depend on it (threads partition only M x N).
+inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 18;
+
+/// The threads a GEMM of m x n x k runs on: thread_count(spec.threads),
+/// fewer for small products (kWorkPerThread).
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k);
 
 /// Element access by container (formats/container.h), as driver::load/store.
 using mmaemu::load;

@@ -85,64 +85,88 @@ void exact_lanes(const GemmCall& g, const ExactChunk& ch, const ExactPanel& a, s
   }
 }
 
-// Rows [i0, i0+mc) of one chunk: pack A, run every lane group.
-void exact_rows(const GemmCall& g, const ExactChunk& ch, std::size_t nc, std::size_t k0, std::size_t i0, ExactPanel& a,
-                std::vector<uint32_t>& acc) {
-  const std::size_t mc = std::min(kMC, g.m - i0);
+// One N panel's task grid: tasks of kMC rows x jb lane groups (several
+// column blocks when rows are few, so that skinny products use every thread).
+struct ExactTasks {
+  std::size_t j0, nc, groups, mblocks, jb, jtasks;
+  bool first, last;  // the chunk is the panel's first / last along k
+};
+
+// One task of one chunk: rows [i0, i0+mc) x lane groups [g0, g1). Its
+// accumulators start at the epilogue's initial values in the first chunk
+// and are stored in the last.
+void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, std::size_t k0, std::size_t t,
+                ExactPanel& a, uint32_t* acc) {
+  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * kMC, mc = std::min(kMC, g.m - i0);
+  const std::size_t g0 = (t % p.jtasks) * p.jb, g1 = std::min(p.groups, g0 + p.jb);
+  const std::size_t w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
+  if (p.first)
+    for (std::size_t i = i0; i < i0 + mc; ++i)
+      for (std::size_t w = w_lo; w < w_hi; ++w)
+        acc[i * nc + w] = g.epilogue.zero_init() ? 0u : static_cast<uint32_t>(g.epilogue.initial_acc(i, p.j0 + w));
   a.resize(mc, ch.kp, ch.steps, false);
   for (std::size_t v = 0; v < mc; ++v) pack_exact(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
-  for (std::size_t gg = 0; gg < ch.b.groups; ++gg)
+  for (std::size_t gg = g0; gg < g1; ++gg)
     for (std::size_t v = 0; v < mc; ++v) {
       alignas(64) double c[L];
       const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
-      uint32_t* out_acc = &acc[(i0 + v) * nc + w0];
+      uint32_t* out_acc = acc + (i0 + v) * nc + w0;
       for (std::size_t q = 0; q < L; ++q) c[q] = q < lanes ? static_cast<double>(std::bit_cast<float>(out_acc[q])) : 0.0;
       exact_lanes(g, ch, a, v, gg, lanes, c);
       for (std::size_t q = 0; q < lanes; ++q) out_acc[q] = std::bit_cast<uint32_t>(static_cast<float>(c[q]));
     }
+  if (p.last)
+    for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
 }
 
-// Packs B's columns j0 .. j0+nc-1, k0 .. k0+kc-1, and its per-group flags.
-void pack_exact_b(const GemmCall& g, std::size_t j0, std::size_t nc, std::size_t k0, const ExactChunk& ch,
-                  ExactPanel& b) {
-  b.resize(nc, ch.kp, ch.steps, true);
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-  for (std::size_t v = 0; v < nc; ++v) pack_exact(g.row, g.spec, g.B, false, j0 + v, k0, ch.kc, b, v);
-  pad_exact_lanes(g.row, b);
-  for (std::size_t v = 0; v < nc; ++v)
-    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
+// Packs lane group gg of B's chunk and its flags.
+void pack_exact_group(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
+                      std::size_t gg) {
+  const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
+  for (std::size_t v = gg * L; v < v1; ++v) {
+    pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
+    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
+  }
 }
 
 }  // namespace
 
+// One parallel region per call (none on one thread): per N panel and k
+// chunk, B packed by all threads (lane groups), then the tasks.
 void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const std::size_t KC = std::max<std::size_t>(1, kKTarget / step) * step;
-  std::vector<uint32_t> acc;
+  std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
   ExactPanel b;
-  for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
-    const std::size_t nc = std::min(kNC, g.n - j0);
-    acc.resize(g.m * nc);
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-    for (std::size_t i = 0; i < g.m; ++i)
-      for (std::size_t w = 0; w < nc; ++w)
-        acc[i * nc + w] = g.epilogue.zero_init() ? 0u : static_cast<uint32_t>(g.epilogue.initial_acc(i, j0 + w));
-    for (std::size_t k0 = 0; k0 < g.k; k0 += KC) {
-      const std::size_t kc = std::min(KC, g.k - k0), steps = (kc + step - 1) / step;
-      const ExactChunk ch{b, kc, steps, steps * step, step};
-      pack_exact_b(g, j0, nc, k0, ch, b);
-#pragma omp parallel num_threads(g.threads)
-      {
-        fast::FpEnvGuard env_thread;
-        ExactPanel a;
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
+#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
+  {
+    fast::FpEnvGuard env_thread;
+    ExactPanel a;
+    for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
+      ExactTasks p{};
+      p.j0 = j0;
+      p.nc = std::min(kNC, g.n - j0);
+      p.groups = (p.nc + L - 1) / L;
+      p.mblocks = (g.m + kMC - 1) / kMC;
+      p.jb = p.groups;  // halved while there are fewer than 4 tasks per thread
+      while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
+        p.jb = (p.jb + 1) / 2;
+      p.jtasks = (p.groups + p.jb - 1) / p.jb;
+      for (std::size_t k0 = 0; k0 < k_end; k0 += KC) {
+        const std::size_t kc = std::min(KC, g.k - std::min(k0, g.k)), steps = (kc + step - 1) / step;
+        const ExactChunk ch{b, kc, steps, steps * step, step};
+        p.first = k0 == 0;
+        p.last = k0 + KC >= k_end;
+#pragma omp single
+        b.resize(p.nc, ch.kp, ch.steps, true);
+#pragma omp for schedule(static)
+        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g, p, k0, ch, b, gg);
+#pragma omp single
+        pad_exact_lanes(g.row, b);
 #pragma omp for schedule(dynamic)
-        for (std::size_t i0 = 0; i0 < g.m; i0 += kMC) exact_rows(g, ch, nc, k0, i0, a, acc);
+        for (std::size_t t = 0; t < p.mblocks * p.jtasks; ++t) exact_task(g, ch, p, k0, t, a, acc.data());
       }
-    }
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-    for (std::size_t i = 0; i < g.m; ++i) {
-      fast::FpEnvGuard env_thread;
-      g.epilogue.store_row(acc.data() + i * nc, i, j0, nc);
     }
   }
 }

@@ -7,9 +7,11 @@
 //
 // Blocking: N panels of NC columns; along k, chunks of KC (a multiple of
 // the step, so the chain's steps are the same whatever the blocking), each
-// chunk's B panel packed once and shared; M in tasks of MC rows. The
-// accumulators of a whole N panel carry the chain from chunk to chunk.
-// Extra memory: B chunk ~KC*NC*32 bytes + accumulators m*NC*4 (8 for fp64).
+// chunk's B panel packed once and shared by every task; tasks of MC rows x
+// a block of lane groups (M and N both, so skinny products use every
+// thread). The accumulators of a whole N panel carry the chain from chunk
+// to chunk. Extra memory: B chunk ~KC*NC*36 bytes (<= 12 MiB) +
+// accumulators m*NC*4 (8 for fp64; <= 32 MiB), see panel_columns().
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -25,7 +27,7 @@
 namespace mmaemu::driver {
 namespace {
 
-constexpr std::size_t kNC32 = 1024, kNC64 = 256;  // columns per N panel (fp32/fp16, fp64 accumulators)
+constexpr std::size_t kNC32 = 1024, kNC64 = 256;  // least columns per N panel (fp32/fp16, fp64 accumulators)
 constexpr std::size_t kMC = 32;                   // rows per task
 constexpr std::size_t kKTarget = 256;             // k per chunk, rounded down to whole steps
 constexpr std::size_t L = fast::kSimdLanes;
@@ -111,14 +113,14 @@ void simd_lanes(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
   }
 }
 
-// A's vector v against every column, one element at a time: the fp64
+// A's vector v against columns [w0, w1), one element at a time: the fp64
 // chain, or per step the scalar kernel (reference for NaN/Inf steps and
-// rows without one).
-void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t nc,
-                uint32_t* acc32, uint64_t* acc64) {
+// rows without one). acc32/acc64: the row's accumulators (column w at [w]).
+void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t w0,
+                std::size_t w1, uint32_t* acc32, uint64_t* acc64) {
   const Panel& b = ch.b;
   const uint64_t* ab = a.bits.data() + v * ch.kp;
-  for (std::size_t w = 0; w < nc; ++w) {
+  for (std::size_t w = w0; w < w1; ++w) {
     const uint64_t* bb = b.bits.data() + w * ch.kp;
     if (g.plan.fp64) {
       acc64[w] = fast::fp64_chain(g.row, ch.kc, ab, bb, acc64[w]);
@@ -137,84 +139,203 @@ void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
   }
 }
 
-// Rows [i0, i0+mc) of one chunk: pack A, then SIMD lane groups (groups
-// outer, so that a group's B panel stays in cache for the rows) or scalar.
-void steps_rows(const GemmCall& g, const StepsChunk& ch, std::size_t nc, std::size_t k0, std::size_t i0, Panel& a,
-                uint32_t* acc32, uint64_t* acc64) {
-  const std::size_t mc = std::min(kMC, g.m - i0);
+// The blocking of one call: N panels of nc columns; in a panel, tasks of
+// kMC rows x jb lane groups (several column blocks when rows are few, so
+// that m <= 16 and tall-skinny products use every thread).
+struct StepsPlan {
+  std::size_t step, KC, NC, mblocks;
+};
+
+// One N panel's task grid.
+struct StepsPanel {
+  std::size_t j0, nc, groups, jb, jtasks;
+  bool first, last;  // the chunk is the panel's first / last along k
+};
+
+// Columns per N panel: at least kNC32 (kNC64), more when k or m is small,
+// while the B chunk (about kPanelBytes per column of KC k) stays under
+// 12 MiB and the accumulators m*NC under 32 MiB (issue 16: <= 64 MiB extra
+// at n = 8192).
+std::size_t panel_columns(const GemmCall& g, std::size_t kp) {
+  constexpr std::size_t kPanelBytes = 36, kBMax = std::size_t{12} << 20, kAccMax = std::size_t{32} << 20;
+  const std::size_t acc_bytes = g.plan.fp64 ? 8 : 4;
+  const std::size_t base = g.plan.fp64 ? kNC64 : kNC32;
+  const std::size_t cap = std::min(kBMax / (std::max<std::size_t>(kp, 1) * kPanelBytes), kAccMax / (g.m * acc_bytes));
+  return std::max(base, cap / L * L);
+}
+
+// Lane groups per task: all of the panel's, halved while there are fewer
+// than 4 tasks per thread (dynamic scheduling evens out the rest).
+void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
+  p.groups = (p.nc + L - 1) / L;
+  p.jb = p.groups;
+  while (p.jb > 1 && sp.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
+    p.jb = (p.jb + 1) / 2;
+  p.jtasks = (p.groups + p.jb - 1) / p.jb;
+}
+
+// One task of one chunk: rows [i0, i0+mc) x columns [w_lo, w_hi) of the
+// panel. Its accumulators start at the epilogue's initial values in the
+// first chunk and are stored in the last; A's rows are packed per task.
+void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std::size_t k0, std::size_t t,
+                Panel& a, uint32_t* acc32, uint64_t* acc64) {
+  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * kMC, mc = std::min(kMC, g.m - i0);
+  const std::size_t g0 = (t % p.jtasks) * p.jb, g1 = std::min(p.groups, g0 + p.jb);
+  const std::size_t w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
+  if (p.first)
+    for (std::size_t i = i0; i < i0 + mc; ++i)
+      for (std::size_t w = w_lo; w < w_hi; ++w) {
+        const uint64_t a0 = g.epilogue.initial_acc(i, p.j0 + w);
+        if (g.plan.fp64) acc64[i * nc + w] = a0;
+        else acc32[i * nc + w] = static_cast<uint32_t>(a0);
+      }
+  a.kp = ch.kp;
+  a.steps = ch.steps;
+  a.interleave = ch.b.interleave;
   a.resize(mc, g.plan.simd, false);
-  for (std::size_t v = 0; v < mc; ++v) pack_vector(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
+  pack_vectors(g.row, g.spec, g.A, true, i0, mc, k0, ch.kc, a, 0);
   if (!g.plan.simd) {
     for (std::size_t v = 0; v < mc; ++v)
-      scalar_row(g, ch, a, v, nc, g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc,
+      scalar_row(g, ch, a, v, w_lo, w_hi, g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc,
                  g.plan.fp64 ? acc64 + (i0 + v) * nc : nullptr);
-    return;
+  } else {
+    // Groups outer, so that a group's B panel stays in cache for the rows.
+    for (std::size_t gg = g0; gg < g1; ++gg)
+      for (std::size_t v = 0; v < mc; ++v) {
+        // Lanes past nc compute zeros, unused.
+        HWY_ALIGN_MAX uint32_t acc[L] = {};
+        const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
+        uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
+        std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));
+        simd_lanes(g, ch, a, v, gg, lanes, acc);
+        std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
+      }
   }
-  for (std::size_t gg = 0; gg * L < nc; ++gg)
-    for (std::size_t v = 0; v < mc; ++v) {
-      // Lanes past nc compute zeros, unused.
-      HWY_ALIGN_MAX uint32_t acc[L] = {};
-      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
-      uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
-      std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));
-      simd_lanes(g, ch, a, v, gg, lanes, acc);
-      std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
+  if (p.last)
+    for (std::size_t i = i0; i < i0 + mc; ++i) {
+      if (g.plan.fp64) g.epilogue.store_row(acc64 + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
+      else g.epilogue.store_row(acc32 + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
     }
 }
 
-// Packs B's columns j0 .. j0+nc-1 of one chunk, and its per-group flags.
-void pack_steps_b(const GemmCall& g, std::size_t j0, std::size_t nc, std::size_t k0, const StepsChunk& ch, Panel& b) {
-  b.kp = ch.kp;
-  b.steps = ch.steps;
-  b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
-  b.resize(nc, g.plan.simd, true);
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-  for (std::size_t v = 0; v < nc; ++v) pack_vector(g.row, g.spec, g.B, false, j0 + v, k0, ch.kc, b, v);
-  for (std::size_t v = 0; v < nc && g.plan.simd; ++v)
-    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
+// Packs lane group gg of B's chunk (columns j0 + 16*gg ..) and its flags.
+void pack_steps_group(const GemmCall& g, const StepsPanel& p, std::size_t k0, const StepsChunk& ch, Panel& b,
+                      std::size_t gg) {
+  const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
+  b.clear_vectors(gg * L, v1);
+  if (g.plan.simd) b.clear_group(gg);
+  pack_vectors(g.row, g.spec, g.B, false, p.j0 + gg * L, v1 - gg * L, k0, ch.kc, b, gg * L);
+  for (std::size_t v = gg * L; v < v1; ++v) {
+    if (g.plan.simd)
+      for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
+  }
+}
+
+// Scratch kept between calls (no allocation per call for small products);
+// buffers past kKeepBytes are released at the end of the call.
+constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+struct StepsScratch {
+  std::vector<uint32_t> acc32;
+  std::vector<uint64_t> acc64;
+  Panel b;
+  void trim() {
+    if (acc32.capacity() * 4 + acc64.capacity() * 8 > kKeepBytes) acc32 = {}, acc64 = {};
+    if (b.bits.capacity() * 8 * 4 > kKeepBytes) b = Panel{};  // bits: about a quarter of the panel
+  }
+};
+thread_local StepsScratch t_scratch;
+thread_local Panel t_a_panel;  // each worker's A rows
+thread_local StepsScratch t_private;  // each worker's own B columns (run_steps_private)
+
+// m <= kMC: no two tasks share B's columns, so each task packs its own:
+// tasks of column blocks over the whole of N, each running every k chunk,
+// and no barrier at all (short-wide and m <= 16 products). A block's B
+// chunk stays under kPrivateBytes.
+constexpr std::size_t kPrivateBytes = std::size_t{2} << 20;
+void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
+  const std::size_t groups = (g.n + L - 1) / L, k_end = std::max<std::size_t>(g.k, 1);
+  const std::size_t kp = std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step);
+  std::size_t jb = std::clamp<std::size_t>(kPrivateBytes / (std::max<std::size_t>(kp, 1) * 36 * L), 1, groups);
+  while (jb > 1 && (groups + jb - 1) / jb < 4 * static_cast<std::size_t>(g.threads)) jb = (jb + 1) / 2;
+  const std::size_t blocks = (groups + jb - 1) / jb;
+#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
+  {
+    fast::FpEnvGuard env_thread;
+    Panel& a = t_a_panel;
+    StepsScratch& sc = t_private;
+    sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+#pragma omp for schedule(dynamic)
+    for (std::size_t blk = 0; blk < blocks; ++blk) {
+      StepsPanel p{};
+      p.j0 = blk * jb * L;
+      p.nc = std::min(jb * L, g.n - p.j0);
+      p.groups = (p.nc + L - 1) / L;
+      p.jb = p.groups;
+      p.jtasks = 1;
+      (g.plan.fp64 ? sc.acc64.resize(g.m * p.nc) : sc.acc32.resize(g.m * p.nc));
+      for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
+        const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
+        const StepsChunk ch{sc.b, p.nc, kc, steps, steps * sp.step, sp.step};
+        p.first = k0 == 0;
+        p.last = k0 + sp.KC >= k_end;
+        sc.b.kp = ch.kp;
+        sc.b.steps = ch.steps;
+        sc.b.shape(p.nc, g.plan.simd, true);
+        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, sc.b, gg);
+        steps_task(g, ch, p, k0, 0, a, sc.acc32.data(), sc.acc64.data());
+      }
+    }
+  }
 }
 
 }  // namespace
 
+// One parallel region per call (none on one thread): per N panel and k
+// chunk, B packed by all threads (lane groups), then the tasks; the
+// implicit barriers of the worksharing loops order the chunks. At most
+// kMC rows: run_steps_private().
 void run_steps_macro(const GemmCall& g) {
-  const std::size_t step = step_k(g.row);
-  const std::size_t NC = g.plan.fp64 ? kNC64 : kNC32;
-  const std::size_t KC = std::max<std::size_t>(1, kKTarget / step) * step;
-  std::vector<uint32_t> acc32;
-  std::vector<uint64_t> acc64;
-  Panel b;
-  for (std::size_t j0 = 0; j0 < g.n; j0 += NC) {
-    const std::size_t nc = std::min(NC, g.n - j0);
-    (g.plan.fp64 ? acc64.resize(g.m * nc) : acc32.resize(g.m * nc));
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-    for (std::size_t i = 0; i < g.m; ++i)
-      for (std::size_t w = 0; w < nc; ++w) {
-        const uint64_t a0 = g.epilogue.initial_acc(i, j0 + w);
-        if (g.plan.fp64) acc64[i * nc + w] = a0;
-        else acc32[i * nc + w] = static_cast<uint32_t>(a0);
-      }
-    for (std::size_t k0 = 0; k0 < g.k; k0 += KC) {
-      const std::size_t kc = std::min(KC, g.k - k0), steps = (kc + step - 1) / step;
-      const StepsChunk ch{b, nc, kc, steps, steps * step, step};
-      pack_steps_b(g, j0, nc, k0, ch, b);
-#pragma omp parallel num_threads(g.threads)
-      {
-        fast::FpEnvGuard env_thread;
-        Panel a;
-        a.kp = ch.kp;
-        a.interleave = b.interleave;
-        a.steps = ch.steps;
+  StepsPlan sp{};
+  sp.step = step_k(g.row);
+  sp.KC = std::max<std::size_t>(1, kKTarget / sp.step) * sp.step;
+  sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
+  sp.mblocks = (g.m + kMC - 1) / kMC;
+  if (sp.mblocks == 1) return run_steps_private(g, sp);
+  StepsScratch& sc = t_scratch;
+  const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
+  (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
+  Panel& b = sc.b;
+  b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
+#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
+  {
+    fast::FpEnvGuard env_thread;
+    Panel& a = t_a_panel;
+    for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {
+      StepsPanel p{};
+      p.j0 = j0;
+      p.nc = std::min(sp.NC, g.n - j0);
+      split_panel(g, sp, p);
+      for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
+        const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
+        const StepsChunk ch{b, p.nc, kc, steps, steps * sp.step, sp.step};
+        p.first = k0 == 0;
+        p.last = k0 + sp.KC >= k_end;
+#pragma omp single
+        {
+          b.kp = ch.kp;
+          b.steps = ch.steps;
+          b.shape(p.nc, g.plan.simd, true);  // (each group cleared by its packer)
+        }
+#pragma omp for schedule(static)
+        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, b, gg);
 #pragma omp for schedule(dynamic)
-        for (std::size_t i0 = 0; i0 < g.m; i0 += kMC) steps_rows(g, ch, nc, k0, i0, a, acc32.data(), acc64.data());
+        for (std::size_t t = 0; t < sp.mblocks * p.jtasks; ++t)
+          steps_task(g, ch, p, k0, t, a, sc.acc32.data(), sc.acc64.data());
       }
-    }
-#pragma omp parallel for num_threads(g.threads) schedule(static)
-    for (std::size_t i = 0; i < g.m; ++i) {
-      fast::FpEnvGuard env_thread;
-      if (g.plan.fp64) g.epilogue.store_row(acc64.data() + i * nc, i, j0, nc);
-      else g.epilogue.store_row(acc32.data() + i * nc, i, j0, nc);
     }
   }
+  sc.trim();
 }
 
 }  // namespace mmaemu::driver

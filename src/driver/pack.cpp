@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 #include "formats/fast_convert.h"
 #include "formats/fast_round.h"
@@ -52,38 +56,189 @@ double exact_value(const ModelRow& row, uint64_t bits, bool& special) {
 
 }  // namespace
 
-// Packs vector v of the panel from op(X) row/column `index`, k elements
-// from k0 on.
-void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
-                 std::size_t index, std::size_t k0, std::size_t k, Panel& p, std::size_t v) {
-  const std::size_t step = step_k(row);
-  for (std::size_t l = 0; l < k; ++l) {
-    // Element (index, k0 + l) of op(A), or (k0 + l, index) of op(B).
-    const std::size_t r = is_a ? index : k0 + l, c = is_a ? k0 + l : index;
-    const std::ptrdiff_t off = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
-                                       : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
-    uint64_t bits = load(X.storage, X.data, off);
-    bits = convert_input(X.storage, row.in, bits, spec.input_round, spec.input_overflow);
-    p.bits[v * p.kp + l] = bits;
-    const std::size_t at = v * p.kp + (p.interleave ? l - l % step + pair_position(l % step, step / 2) : l);
-    if (!fast::pack_element(row, bits, p.sig[at], p.exp[at])) p.special[v * p.steps + l / step] = 1;
-    if (!p.fsig.empty()) {
-      if (fast::operand_kind(row) == fast::Operand::real) {
-        p.fval[at] = std::bit_cast<float>(static_cast<uint32_t>(p.sig[at]));  // the fp32 value
-      } else {
-        // The unit's operand value (fp8 already widened to fp16): exact in fp32.
-        p.fsig[at] = static_cast<float>(p.sig[at]);
-        p.fval[at] = std::ldexp(p.fsig[at], p.exp[at] - fast::unit_man(row));
-      }
+// The per-element decode of pack_vector(), as the generic path computes it.
+Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite) {
+  Decoded d{};
+  finite = fast::pack_element(row, bits, d.sig, d.exp);
+  if (fast::operand_kind(row) == fast::Operand::real) {
+    d.fval = std::bit_cast<float>(static_cast<uint32_t>(d.sig));  // the fp32 value; fsig unused
+  } else {
+    // The unit's operand value (fp8 already widened to fp16): exact in fp32.
+    d.fsig = static_cast<float>(d.sig);
+    d.fval = std::ldexp(d.fsig, d.exp - fast::unit_man(row));
+  }
+  return d;
+}
+
+namespace {
+
+// Unit formats of up to 16 bits decode through a table of every code, built
+// once per distinct decoding (the row facts pack_element() reads) by
+// decode_operand() itself, so its entries are those bits by construction.
+struct DecodeTable {
+  std::vector<Decoded> d;
+  std::vector<uint8_t> finite;
+};
+using DecodeKey = std::tuple<Fmt, fast::Operand, bool, bool>;  // in, kind, inputs_as_fp16, in_subnormals
+
+const DecodeTable* decode_table(const ModelRow& row) {
+  if (info(row.in).width > 16) return nullptr;
+  const DecodeKey key{row.in, fast::operand_kind(row), row.inputs_as_fp16, row.in_subnormals};
+  thread_local DecodeKey last_key{};
+  thread_local const DecodeTable* last = nullptr;
+  if (last && key == last_key) return last;
+  static std::mutex mu;
+  static std::map<DecodeKey, std::unique_ptr<DecodeTable>> tables;  // a handful of keys, never freed
+  const std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<DecodeTable>& t = tables[key];
+  if (!t) {
+    t = std::make_unique<DecodeTable>();
+    const std::size_t codes = std::size_t{1} << info(row.in).width;
+    t->d.resize(codes);
+    t->finite.resize(codes);
+    for (std::size_t c = 0; c < codes; ++c) {
+      bool finite;
+      t->d[c] = decode_operand(row, c, finite);
+      t->finite[c] = finite;
     }
   }
-  if (p.lane_sig.empty()) return;
-  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
-  for (std::size_t l = 0; l < (p.interleave ? p.kp : k); ++l) {  // (interleaved: k is spread)
-    p.lane_sig[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fsig[v * p.kp + l];
-    p.lane_val[(g * p.kp + l) * fast::kSimdLanes + lane] = p.fval[v * p.kp + l];
-    p.lane_exp[(g * p.kp + l) * fast::kSimdLanes + lane] = p.exp[v * p.kp + l];
+  last_key = key;
+  last = t.get();
+  return last;
+}
+
+// fp32 and tf32 units (fp32 layout): normal values decoded here, the rest
+// by decode_operand(). Integer operands: sig = +-1.f as an integer, value
+// sig * 2^(exp - man); real operands: sig = the fp32 bits, exp = 0.
+struct Fp32Layout {
+  bool on = false, real = false;
+  int man = 0, shift = 0;
+};
+Fp32Layout fp32_layout(const ModelRow& row) {
+  Fp32Layout f;
+  if ((row.in != Fmt::fp32 && row.in != Fmt::tf32) || row.inputs_as_fp16) return f;
+  const fast::Operand kind = fast::operand_kind(row);
+  if (kind == fast::Operand::real64 || fast::unit_man(row) != info(row.in).man_bits) return f;
+  f.real = kind == fast::Operand::real;
+  if (f.real && row.in != Fmt::fp32) return f;  // (tf32 real operands: the generic way)
+  f.on = true;
+  f.man = info(row.in).man_bits;
+  f.shift = 23 - f.man;
+  return f;
+}
+
+inline bool decode_fp32_normal(const Fp32Layout& f, uint32_t b, Decoded& d) {
+  const uint32_t e = (b >> 23) & 255;
+  if (e == 0 || e == 255) return false;
+  if (f.real) {
+    d = {static_cast<int32_t>(b), 0, 0.0f, std::bit_cast<float>(b)};
+    return true;
   }
+  const int32_t mag = static_cast<int32_t>((1u << f.man) | ((b & 0x7FFFFFu) >> f.shift));
+  d.sig = b >> 31 ? -mag : mag;
+  d.exp = static_cast<int32_t>(e) - 127;
+  d.fsig = static_cast<float>(d.sig);
+  d.fval = std::bit_cast<float>(b & ~((1u << f.shift) - 1));  // tf32: bits below its fraction are not read
+  return true;
+}
+
+// Gathers op(X)'s vectors index0 .. index0+count-1, elements k0 .. k0+k-1,
+// as storage bits: raw[q*k + l]. When k is not contiguous in memory the
+// vectors are read together, element l of each in turn (contiguous reads
+// across the vectors, not one stride of ld per element).
+template <typename S>
+void gather_stored(const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
+                   std::size_t k, uint64_t* raw) {
+  const VecStrides st = vec_strides(X, is_a);
+  const S* src = static_cast<const S*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
+                 static_cast<std::ptrdiff_t>(k0) * st.k;
+  if (st.k == 1) {
+    for (std::size_t q = 0; q < count; ++q)
+      for (std::size_t l = 0; l < k; ++l) raw[q * k + l] = src[static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l)];
+    return;
+  }
+  for (std::size_t l = 0; l < k; ++l) {
+    const S* row_l = src + static_cast<std::ptrdiff_t>(l) * st.k;
+    for (std::size_t q = 0; q < count; ++q) raw[q * k + l] = row_l[static_cast<std::ptrdiff_t>(q) * st.idx];
+  }
+}
+
+void gather(const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0, std::size_t k,
+            uint64_t* raw) {
+  switch (info(X.storage).width) {
+    case 64: return gather_stored<uint64_t>(X, is_a, index0, count, k0, k, raw);
+    case 32: return gather_stored<uint32_t>(X, is_a, index0, count, k0, k, raw);
+    case 16: return gather_stored<uint16_t>(X, is_a, index0, count, k0, k, raw);
+    default: return gather_stored<uint8_t>(X, is_a, index0, count, k0, k, raw);
+  }
+}
+
+// Vector v of the panel from its k storage elements raw[0 .. k-1]: each
+// element to unit bits (convert_packed), then the decoded operand from the
+// row's table (units of up to 16 bits), the fp32-layout fast path, or
+// decode_operand().
+void pack_raw(const ModelRow& row, const GemmSpec& spec, Fmt storage, const uint64_t* raw, std::size_t k, Panel& p,
+              std::size_t v, const DecodeTable* table, const Fp32Layout& f32) {
+  const std::size_t step = step_k(row);
+  const InputPath path = input_path(storage, row.in, spec.input_round, spec.input_overflow);
+  const bool simd = !p.fsig.empty(), lanes = !p.lane_sig.empty();
+  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  uint64_t* bits_out = p.bits.data() + v * p.kp;
+  uint8_t* special = p.special.data() + v * p.steps;
+  for (std::size_t l = 0; l < k; ++l) {
+    const uint64_t bits = convert_packed(path, storage, row.in, raw[l], spec.input_round, spec.input_overflow);
+    bits_out[l] = bits;
+    const std::size_t pos = p.interleave ? l - l % step + pair_position(l % step, step / 2) : l, at = v * p.kp + pos;
+    Decoded d;
+    bool finite = true;
+    if (table && bits < table->d.size()) {  // (a sub-byte format's container may hold more bits)
+      d = table->d[bits];
+      finite = table->finite[bits];
+    } else if (!(f32.on && decode_fp32_normal(f32, static_cast<uint32_t>(bits), d))) {
+      d = decode_operand(row, bits, finite);
+    }
+    p.sig[at] = d.sig;
+    p.exp[at] = d.exp;
+    if (!finite) special[l / step] = 1;
+    if (lanes) {  // (positions past k keep resize()'s zero operands)
+      const std::size_t li = (g * p.kp + pos) * fast::kSimdLanes + lane;
+      p.lane_sig[li] = d.fsig, p.lane_val[li] = d.fval, p.lane_exp[li] = d.exp;
+    } else if (simd) {
+      p.fsig[at] = d.fsig, p.fval[at] = d.fval;
+    }
+  }
+}
+
+}  // namespace
+
+InputPath input_path(Fmt storage, Fmt in, Round r, Overflow ov) {
+  if (storage == in) return InputPath::same;
+  if (storage != Fmt::fp32) return InputPath::generic;
+  if (in == Fmt::tf32 && r == Round::rz) return InputPath::fp32_tf32_rz;  // no overflow possible
+  if (r != Round::rne || ov == Overflow::saturate) return InputPath::generic;
+  switch (in) {
+    case Fmt::fp16: return InputPath::fp32_fp16_rne;
+    case Fmt::bf16: return InputPath::fp32_bf16_rne;
+    case Fmt::tf32: return InputPath::fp32_tf32_rne;
+    default: return InputPath::generic;
+  }
+}
+
+// Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
+// index0+count-1, k elements from k0 on.
+void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0) {
+  thread_local std::vector<uint64_t> raw;
+  raw.resize(std::max<std::size_t>(count * k, 1));
+  gather(X, is_a, index0, count, k0, k, raw.data());
+  const DecodeTable* table = decode_table(row);
+  const Fp32Layout f32 = fp32_layout(row);
+  for (std::size_t q = 0; q < count; ++q) pack_raw(row, spec, X.storage, raw.data() + q * k, k, p, v0 + q, table, f32);
+}
+
+void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,
+                 std::size_t index, std::size_t k0, std::size_t k, Panel& p, std::size_t v) {
+  pack_vectors(row, spec, X, is_a, index, 1, k0, k, p, v);
 }
 
 // Packs vectors first .. first+count-1 of op(X) (k0 .. k0+kc-1) into

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <new>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "hwy/aligned_allocator.h"
 
 #include "driver/gemm.h"
+#include "formats/fast_convert.h"
 #include "kernels/simd.h"
 
 namespace mmaemu::driver {
@@ -28,8 +30,8 @@ struct Panel {
   std::vector<uint64_t> bits;    // row.in bit patterns, for the reference fallback
   std::vector<int32_t> sig, exp; // fast-kernel operands (pack_element)
   std::vector<uint8_t> special;  // per (vector, step): NaN/Inf present
-  // SIMD kernels: values and significands as floats; for B also
-  // lane-interleaved copies (groups of 16 vectors, element l of lane j at
+  // SIMD kernels: values and significands as floats (A); B holds them
+  // lane-interleaved instead (groups of 16 vectors, element l of lane j at
   // l*16 + j).
   std::vector<float> fval, fsig, lane_val, lane_sig;
   std::vector<int32_t> lane_exp;
@@ -39,18 +41,52 @@ struct Panel {
   bool interleave = false;
 
   void resize(std::size_t count, bool simd, bool lanes) {
-    bits.assign(count * kp, 0);
-    sig.assign(count * kp, 0);
-    exp.assign(count * kp, fast::kZeroExp);
-    special.assign(count * steps, 0);
-    if (simd) fsig.assign(count * kp, 0.0f), fval.assign(count * kp, 0.0f);
+    shape(count, simd, lanes);
+    clear_vectors(0, count);
+    for (std::size_t g = 0; g * fast::kSimdLanes < count && !lane_sig.empty(); ++g) clear_group(g);
+  }
+
+  // Sizes the arrays for `count` vectors without filling them (they may
+  // stay larger; the layout follows kp and steps). Arrays a call does not
+  // use are emptied, as pack_vector() fills those that are not empty. A
+  // panel reused across calls or chunks is then cleared vector by vector
+  // (clear_vectors, clear_group) by the threads that pack it.
+  void shape(std::size_t count, bool simd, bool lanes) {
+    const std::size_t n = count * kp, groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
+    grow(bits, n), grow(sig, n), grow(exp, n), grow(special, count * steps);
+    if (simd && !lanes) grow(fsig, n), grow(fval, n);
+    else fsig.clear(), fval.clear();
     if (simd && lanes) {
-      const std::size_t groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
-      lane_sig.assign(groups * kp * fast::kSimdLanes, 0.0f);
-      lane_val.assign(groups * kp * fast::kSimdLanes, 0.0f);
-      lane_exp.assign(groups * kp * fast::kSimdLanes, fast::kZeroExp);
-      group_special.assign(groups * steps, 0);
+      const std::size_t nl = groups * kp * fast::kSimdLanes;
+      grow(lane_sig, nl), grow(lane_val, nl), grow(lane_exp, nl), grow(group_special, groups * steps);
+    } else {
+      lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
     }
+  }
+  // Zero operands in vectors [v0, v1) (B's lane arrays: clear_group).
+  void clear_vectors(std::size_t v0, std::size_t v1) {
+    std::fill(bits.begin() + v0 * kp, bits.begin() + v1 * kp, 0);
+    std::fill(sig.begin() + v0 * kp, sig.begin() + v1 * kp, 0);
+    std::fill(exp.begin() + v0 * kp, exp.begin() + v1 * kp, fast::kZeroExp);
+    std::fill(special.begin() + v0 * steps, special.begin() + v1 * steps, 0);
+    if (!fsig.empty()) {
+      std::fill(fsig.begin() + v0 * kp, fsig.begin() + v1 * kp, 0.0f);
+      std::fill(fval.begin() + v0 * kp, fval.begin() + v1 * kp, 0.0f);
+    }
+  }
+  // Zero operands in lane group g (all 16 lanes) and its flags.
+  void clear_group(std::size_t g) {
+    const std::size_t a = g * kp * fast::kSimdLanes, b = a + kp * fast::kSimdLanes;
+    std::fill(lane_sig.begin() + a, lane_sig.begin() + b, 0.0f);
+    std::fill(lane_val.begin() + a, lane_val.begin() + b, 0.0f);
+    std::fill(lane_exp.begin() + a, lane_exp.begin() + b, fast::kZeroExp);
+    std::fill(group_special.begin() + g * steps, group_special.begin() + (g + 1) * steps, 0);
+  }
+
+ private:
+  template <typename T>
+  static void grow(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
   }
 };
 
@@ -90,6 +126,47 @@ struct ExactPanel {
     if (lanes) group_special.assign(groups * steps, 0);
   }
 };
+
+// One unit-format element decoded for the steps kernels: pack_element()'s
+// sig and exp; the SIMD fields fsig = sig as float and fval = the value
+// (real operands: fval = the fp32 value, fsig = 0).
+struct Decoded {
+  int32_t sig, exp;
+  float fsig, fval;
+};
+// The reference decoding (pack_element, ldexp); finite: false for NaN/Inf.
+// pack_vector() gives exactly these fields by faster means.
+Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite);
+
+// The storage -> unit-format conversion of one element while packing:
+// convert(storage, in, bits, r, ov), the usual sgemm cases without the
+// generic decode. The fp32 cases need the host in round-to-nearest without
+// FTZ/DAZ (kernels/fp_env.h); NaN goes the generic way (its pattern).
+enum class InputPath : uint8_t { same, fp32_fp16_rne, fp32_bf16_rne, fp32_tf32_rne, fp32_tf32_rz, generic };
+InputPath input_path(Fmt storage, Fmt in, Round r, Overflow ov);
+
+inline uint64_t convert_packed(InputPath path, Fmt storage, Fmt in, uint64_t raw, Round r, Overflow ov) {
+  const uint32_t b = static_cast<uint32_t>(raw);
+  const bool nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
+  switch (path) {
+    case InputPath::same: return raw;
+    case InputPath::fp32_fp16_rne: if (!nan) return f32_to_f16_rne(b); break;
+    case InputPath::fp32_bf16_rne: if (!nan) return f32_to_bf16_rne(b); break;
+    // tf32 = fp32 with 10 fraction bits, the same exponent range: RNE on
+    // the low 13 bits (a carry into the exponent gives the next binade or
+    // Inf, as round_pack does).
+    case InputPath::fp32_tf32_rne: if (!nan) return (b + 0xFFFu + ((b >> 13) & 1u)) & 0xFFFFE000u; break;
+    case InputPath::fp32_tf32_rz: if (!nan) return b & 0xFFFFE000u; break;
+    case InputPath::generic: break;
+  }
+  return convert_input(storage, in, raw, r, ov);
+}
+
+// Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
+// index0+count-1 (rows of A or columns of B), k elements from k0 on; the
+// vectors are read together (contiguous rows of B when k is strided).
+void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0);
 
 // Packs vector v of the panel from op(X) row/column `index`, k elements
 // from k0 on.

@@ -9,6 +9,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -51,7 +52,8 @@ std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::siz
     driver::GemmSpec spec;
     spec.row = &row;
     spec.accumulate_into_c = into_c;
-    spec.threads = 1 + t % 2;
+    spec.threads = 1 + t % 3;
+    spec.work_per_thread = 1;  // thread even the tiny products
     spec.simd_off = simd_off;
     std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
     for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
@@ -153,6 +155,7 @@ std::size_t check_gemm(const std::string& name, const ModelRow& row, std::size_t
   spec.row = &row;
   spec.accumulate_into_c = into_c;
   spec.threads = threads;
+  spec.work_per_thread = 1;
   driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(ta ? m : k), ta};
   driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(tb ? k : n), tb};
   driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), static_cast<std::ptrdiff_t>(n));
@@ -399,5 +402,37 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
   });
   MESSAGE(targets << " targets, " << rows << " rows x targets, " << dots << " dot products");
   CHECK(rows > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wide, 1-3 threads, one row per path") {
+  // The driver's decisions (issue 16): m <= 32 runs tasks of column blocks
+  // with their own B (run_steps_private), more rows share B's chunks among
+  // tasks of rows x lane groups; column blocks split further with threads.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  std::vector<std::string> kinds;
+  for (const auto& [name, row] : all_rows()) {
+    const fast::KernelPlan plan = fast::plan(row);
+    const std::string kind = std::to_string(static_cast<int>(plan.macro)) + (plan.simd ? "s" : "") +
+                             std::to_string(static_cast<int>(plan.simd_params.kind)) + plan.name;
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+    kinds.push_back(kind);
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " blocking"));
+    const std::size_t shapes[][3] = {{1, 300, 37}, {16, 97, 300}, {17, 260, 20}, {33, 40, 19}, {70, 33, 9}, {300, 3, 41}};
+    for (const auto& sh : shapes) {
+      const std::size_t m = sh[0], n = sh[1], k = sh[2];
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      for (auto& x : A) x = g.bits(row.in, false, 0);
+      for (auto& x : B) x = g.bits(row.in, false, 0);
+      for (auto& x : C) x = g.bits(row.out, false, 0);
+      const int threads = 1 + static_cast<int>(dots / 7 % 3);
+      bad += check_gemm(name + " blocking t" + std::to_string(threads), row, m, n, k, A, B, C, m % 2, n % 2, k % 2,
+                        threads);
+      dots += m * n;
+    }
+  }
+  MESSAGE(rows << " rows (one per path), " << dots << " dot products");
+  CHECK(rows >= 6);
   CHECK(bad == 0);
 }
