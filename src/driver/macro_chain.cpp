@@ -63,7 +63,7 @@ void chain_tiles(const T* ap, const T* bq, std::size_t kc, std::size_t mc, std::
 
 // One N panel (columns j0 .. j0+nc-1) and super-chunk of k (ks0 ..).
 struct ChainPanel {
-  std::size_t j0, nc, npan, ks0, subs, jb, jtasks;
+  std::size_t j0, nc, npan, ks0, subs, mc, jb, jtasks;
   bool first, last;
 };
 
@@ -73,7 +73,7 @@ void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, Al
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr std::size_t MR = kMR, NR = kNR<T>;
   const std::size_t nc = cp.nc;
-  const std::size_t i0 = (t / cp.jtasks) * kMC, mc = std::min(kMC, g.m - i0), jt = t % cp.jtasks;
+  const std::size_t i0 = (t / cp.jtasks) * cp.mc, mc = std::min(cp.mc, g.m - i0), jt = t % cp.jtasks;
   const std::size_t p0 = jt * cp.jb, p1 = std::min(cp.npan, (jt + 1) * cp.jb);
   const std::size_t w_lo = p0 * NR, w_hi = std::min(nc, p1 * NR);
   if (cp.first)
@@ -102,7 +102,13 @@ void run_chain(const GemmCall& g) {
     cp.nc = std::min(NC, g.n - j0);
     cp.npan = (cp.nc + NR - 1) / NR;
     T* acc = acc_buf.get(g.m * cp.nc);
-    const std::size_t mblocks = (g.m + kMC - 1) / kMC;
+    // Fewer rows per task (whole tiles) when even one micro-panel per task
+    // leaves threads idle (10 x 10 products of long k).
+    const std::size_t threads = static_cast<std::size_t>(g.threads);
+    cp.mc = kMC;
+    if ((g.m + kMC - 1) / kMC * cp.npan < threads)
+      cp.mc = ((g.m + threads - 1) / threads + kMR - 1) / kMR * kMR;
+    const std::size_t mblocks = (g.m + cp.mc - 1) / cp.mc;
     // Split the panels among tasks when rows are few (>= 4 tasks per thread).
     cp.jb = cp.npan;
     while (cp.jb > 1 && mblocks * ((cp.npan + cp.jb - 1) / cp.jb) < 4 * static_cast<std::size_t>(g.threads))

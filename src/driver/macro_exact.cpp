@@ -88,7 +88,7 @@ void exact_lanes(const GemmCall& g, const ExactChunk& ch, const ExactPanel& a, s
 // One N panel's task grid: tasks of kMC rows x jb lane groups (several
 // column blocks when rows are few, so that skinny products use every thread).
 struct ExactTasks {
-  std::size_t j0, nc, groups, mblocks, jb, jtasks;
+  std::size_t j0, nc, groups, mc, mblocks, jb, jtasks;
   bool first, last;  // the chunk is the panel's first / last along k
 };
 
@@ -97,7 +97,7 @@ struct ExactTasks {
 // and are stored in the last.
 void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, std::size_t k0, std::size_t t,
                 ExactPanel& a, uint32_t* acc) {
-  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * kMC, mc = std::min(kMC, g.m - i0);
+  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * p.mc, mc = std::min(p.mc, g.m - i0);
   const std::size_t g0 = (t % p.jtasks) * p.jb, g1 = std::min(p.groups, g0 + p.jb);
   const std::size_t w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
   if (p.first)
@@ -119,23 +119,47 @@ void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, st
     for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
 }
 
+// The NaN/Inf flags of lane group gg of B's chunk from its columns'.
+void flag_exact_group(const ExactTasks& p, const ExactChunk& ch, ExactPanel& b, std::size_t gg) {
+  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
+    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
+}
+
 // Packs lane group gg of B's chunk and its flags.
 void pack_exact_group(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
                       std::size_t gg) {
-  const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
-  for (std::size_t v = gg * L; v < v1; ++v) {
+  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
     pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
-    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
+  flag_exact_group(p, ch, b, gg);
+}
+
+// B's chunk packed by all threads: by lane groups, or, with fewer groups
+// than threads, column by column and then the groups' flags.
+void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b) {
+  if (p.groups >= static_cast<std::size_t>(g.threads)) {
+#pragma omp for schedule(static)
+    for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g, p, k0, ch, b, gg);
+    return;
   }
+#pragma omp for schedule(static)
+  for (std::size_t v = 0; v < p.nc; ++v) pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
+#pragma omp for schedule(static)
+  for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
 }
 
 }  // namespace
 
 // One parallel region per call (none on one thread): per N panel and k
-// chunk, B packed by all threads (lane groups), then the tasks.
+// chunk, B packed by all threads (lane groups or columns), then the tasks.
+// At most kMC rows and fewer lane groups than threads (10 x 10 products of
+// long k): tasks of m/threads rows, chunks of up to kKSmall k.
+constexpr std::size_t kKSmall = 4096;
 void run_exact_macro(const GemmCall& g) {
-  const std::size_t step = step_k(g.row);
-  const std::size_t KC = std::max<std::size_t>(1, kKTarget / step) * step;
+  const std::size_t step = step_k(g.row), threads = static_cast<std::size_t>(g.threads);
+  const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < threads;
+  const std::size_t k_target =
+      few ? std::clamp<std::size_t>(65536 / (((std::min(kNC, g.n) + L - 1) / L) * L), kKTarget, kKSmall) : kKTarget;
+  const std::size_t KC = std::max<std::size_t>(1, k_target / step) * step;
   std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
   ExactPanel b;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
@@ -148,7 +172,8 @@ void run_exact_macro(const GemmCall& g) {
       p.j0 = j0;
       p.nc = std::min(kNC, g.n - j0);
       p.groups = (p.nc + L - 1) / L;
-      p.mblocks = (g.m + kMC - 1) / kMC;
+      p.mc = few ? (g.m + threads - 1) / threads : kMC;
+      p.mblocks = (g.m + p.mc - 1) / p.mc;
       p.jb = p.groups;  // halved while there are fewer than 4 tasks per thread
       while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
         p.jb = (p.jb + 1) / 2;
@@ -160,8 +185,7 @@ void run_exact_macro(const GemmCall& g) {
         p.last = k0 + KC >= k_end;
 #pragma omp single
         b.resize(p.nc, ch.kp, ch.steps, true);
-#pragma omp for schedule(static)
-        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g, p, k0, ch, b, gg);
+        pack_exact_b(g, p, k0, ch, b);
 #pragma omp single
         pad_exact_lanes(g.row, b);
 #pragma omp for schedule(dynamic)

@@ -140,15 +140,16 @@ void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
 }
 
 // The blocking of one call: N panels of nc columns; in a panel, tasks of
-// kMC rows x jb lane groups (several column blocks when rows are few, so
-// that m <= 16 and tall-skinny products use every thread).
+// mc rows x jb lane groups (several column blocks when rows are few, so
+// that m <= 16 and tall-skinny products use every thread; fewer rows per
+// task when even the columns are too few, as in 10 x 10 products of long k).
 struct StepsPlan {
-  std::size_t step, KC, NC, mblocks;
+  std::size_t step, KC, NC, mc, mblocks;
 };
 
 // One N panel's task grid.
 struct StepsPanel {
-  std::size_t j0, nc, groups, jb, jtasks;
+  std::size_t j0, nc, groups, jb, jtasks, mc;
   bool first, last;  // the chunk is the panel's first / last along k
 };
 
@@ -179,7 +180,7 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
 // first chunk and are stored in the last; A's rows are packed per task.
 void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std::size_t k0, std::size_t t,
                 Panel& a, uint32_t* acc32, uint64_t* acc64) {
-  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * kMC, mc = std::min(kMC, g.m - i0);
+  const std::size_t nc = p.nc, i0 = (t / p.jtasks) * p.mc, mc = std::min(p.mc, g.m - i0);
   const std::size_t g0 = (t % p.jtasks) * p.jb, g1 = std::min(p.groups, g0 + p.jb);
   const std::size_t w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
   if (p.first)
@@ -192,7 +193,8 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
   a.kp = ch.kp;
   a.steps = ch.steps;
   a.interleave = ch.b.interleave;
-  a.resize(mc, g.plan.simd, false);
+  a.shape(mc, g.plan.simd, false);
+  a.clear_for_pack(0, mc, 0, ch.kp, ch.kc);
   pack_vectors(g.row, g.spec, g.A, true, i0, mc, k0, ch.kc, a, 0);
   if (!g.plan.simd) {
     for (std::size_t v = 0; v < mc; ++v)
@@ -202,7 +204,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
     // Groups outer, so that a group's B panel stays in cache for the rows.
     for (std::size_t gg = g0; gg < g1; ++gg)
       for (std::size_t v = 0; v < mc; ++v) {
-        // Lanes past nc compute zeros, unused.
+        // Lanes past nc compute copies of lane 0 (replicate_lane0), unused.
         HWY_ALIGN_MAX uint32_t acc[L] = {};
         const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
         uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
@@ -218,17 +220,31 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
     }
 }
 
-// Packs lane group gg of B's chunk (columns j0 + 16*gg ..) and its flags.
+// Packs slice j of `slices` of lane group gg of B's chunk (columns j0 +
+// 16*gg .., the slice's whole steps of k) and its flags. Several slices
+// per group when there are fewer groups than threads (n <= 16 with long k),
+// so that every thread packs.
 void pack_steps_group(const GemmCall& g, const StepsPanel& p, std::size_t k0, const StepsChunk& ch, Panel& b,
-                      std::size_t gg) {
+                      std::size_t gg, std::size_t j = 0, std::size_t slices = 1) {
   const std::size_t v1 = std::min(p.nc, (gg + 1) * L);
-  b.clear_vectors(gg * L, v1);
-  if (g.plan.simd) b.clear_group(gg);
-  pack_vectors(g.row, g.spec, g.B, false, p.j0 + gg * L, v1 - gg * L, k0, ch.kc, b, gg * L);
+  const std::size_t s0 = ch.steps * j / slices, s1 = ch.steps * (j + 1) / slices;
+  const std::size_t l0 = s0 * ch.step, l1 = s1 * ch.step;  // l1 = kp in the last slice
+  b.clear_for_pack(gg * L, v1, l0, l1, ch.kc);
+  if (l0 < ch.kc)
+    pack_vectors(g.row, g.spec, g.B, false, p.j0 + gg * L, v1 - gg * L, k0 + l0, std::min(l1, ch.kc) - l0, b, gg * L, l0);
+  if (g.plan.simd && v1 - gg * L < L) b.replicate_lane0(gg, v1 - gg * L, l0, l1);
   for (std::size_t v = gg * L; v < v1; ++v) {
     if (g.plan.simd)
-      for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
+      for (std::size_t s = s0; s < s1; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
   }
+}
+
+// Slices per lane group of B's chunk: one, or enough to give each thread
+// two when there are fewer groups than threads.
+std::size_t b_slices(const GemmCall& g, std::size_t groups, std::size_t steps) {
+  const std::size_t threads = static_cast<std::size_t>(g.threads);
+  if (groups >= threads) return 1;
+  return std::clamp<std::size_t>((2 * threads + groups - 1) / groups, 1, std::max<std::size_t>(steps, 1));
 }
 
 // Scratch kept between calls (no allocation per call for small products);
@@ -272,6 +288,7 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
       p.groups = (p.nc + L - 1) / L;
       p.jb = p.groups;
       p.jtasks = 1;
+      p.mc = sp.mc;
       (g.plan.fp64 ? sc.acc64.resize(g.m * p.nc) : sc.acc32.resize(g.m * p.nc));
       for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
         const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
@@ -291,16 +308,31 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
 }  // namespace
 
 // One parallel region per call (none on one thread): per N panel and k
-// chunk, B packed by all threads (lane groups), then the tasks; the
-// implicit barriers of the worksharing loops order the chunks. At most
-// kMC rows: run_steps_private().
+// chunk, B packed by all threads (lane groups, or slices of k of them),
+// then the tasks; the implicit barriers of the worksharing loops order the
+// chunks. At most kMC rows and a lane group per thread:
+// run_steps_private(). At most kMC rows and fewer lane groups than threads
+// (10 x 10 products of long k): tasks of m/threads rows, chunks of up to
+// kKSmall k (fewer barriers).
+constexpr std::size_t kKSmall = 4096;
 void run_steps_macro(const GemmCall& g) {
   StepsPlan sp{};
   sp.step = step_k(g.row);
   sp.KC = std::max<std::size_t>(1, kKTarget / sp.step) * sp.step;
+  sp.mc = kMC;
+  const std::size_t groups = (g.n + L - 1) / L, threads = static_cast<std::size_t>(g.threads);
+  if (g.m <= kMC && (groups >= threads || g.m == 1)) {
+    sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
+    sp.mblocks = 1;
+    return run_steps_private(g, sp);
+  }
+  if (g.m <= kMC) {
+    sp.mc = (g.m + threads - 1) / threads;
+    const std::size_t k_small = std::clamp<std::size_t>(65536 / (groups * L), kKTarget, kKSmall);
+    sp.KC = std::max<std::size_t>(1, k_small / sp.step) * sp.step;
+  }
   sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
-  sp.mblocks = (g.m + kMC - 1) / kMC;
-  if (sp.mblocks == 1) return run_steps_private(g, sp);
+  sp.mblocks = (g.m + sp.mc - 1) / sp.mc;
   StepsScratch& sc = t_scratch;
   const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
@@ -315,6 +347,7 @@ void run_steps_macro(const GemmCall& g) {
       StepsPanel p{};
       p.j0 = j0;
       p.nc = std::min(sp.NC, g.n - j0);
+      p.mc = sp.mc;
       split_panel(g, sp, p);
       for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
         const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
@@ -327,8 +360,10 @@ void run_steps_macro(const GemmCall& g) {
           b.steps = ch.steps;
           b.shape(p.nc, g.plan.simd, true);  // (each group cleared by its packer)
         }
+        const std::size_t slices = b_slices(g, p.groups, ch.steps);
 #pragma omp for schedule(static)
-        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, b, gg);
+        for (std::size_t it = 0; it < p.groups * slices; ++it)
+          pack_steps_group(g, p, k0, ch, b, it / slices, it % slices, slices);
 #pragma omp for schedule(dynamic)
         for (std::size_t t = 0; t < sp.mblocks * p.jtasks; ++t)
           steps_task(g, ch, p, k0, t, a, sc.acc32.data(), sc.acc64.data());

@@ -173,20 +173,20 @@ void gather(const Operand& X, bool is_a, std::size_t index0, std::size_t count, 
   }
 }
 
-// Vector v of the panel from its k storage elements raw[0 .. k-1]: each
-// element to unit bits (convert_packed), then the decoded operand from the
-// row's table (units of up to 16 bits), the fp32-layout fast path, or
-// decode_operand().
-void pack_raw(const ModelRow& row, const GemmSpec& spec, Fmt storage, const uint64_t* raw, std::size_t k, Panel& p,
-              std::size_t v, const DecodeTable* table, const Fp32Layout& f32) {
+// Vector v of the panel from its k storage elements raw[0 .. k-1], at
+// positions pos0 .. pos0+k-1: each element to unit bits (convert_packed),
+// then the decoded operand from the row's table (units of up to 16 bits),
+// the fp32-layout fast path, or decode_operand().
+void pack_raw(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, Fmt storage, const uint64_t* raw,
+              std::size_t k, Panel& p, std::size_t v, std::size_t pos0, const DecodeTable* table,
+              const Fp32Layout& f32) {
   const std::size_t step = step_k(row);
-  const InputPath path = input_path(storage, row.in, spec.input_round, spec.input_overflow);
   const bool simd = !p.fsig.empty(), lanes = !p.lane_sig.empty();
   const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
   uint64_t* bits_out = p.bits.data() + v * p.kp;
   uint8_t* special = p.special.data() + v * p.steps;
-  for (std::size_t l = 0; l < k; ++l) {
-    const uint64_t bits = convert_packed(path, storage, row.in, raw[l], spec.input_round, spec.input_overflow);
+  for (std::size_t l = pos0; l < pos0 + k; ++l) {
+    const uint64_t bits = convert_packed(conv, storage, row.in, raw[l - pos0], spec.input_round, spec.input_overflow);
     bits_out[l] = bits;
     const std::size_t pos = p.interleave ? l - l % step + pair_position(l % step, step / 2) : l, at = v * p.kp + pos;
     Decoded d;
@@ -211,29 +211,32 @@ void pack_raw(const ModelRow& row, const GemmSpec& spec, Fmt storage, const uint
 
 }  // namespace
 
-InputPath input_path(Fmt storage, Fmt in, Round r, Overflow ov) {
-  if (storage == in) return InputPath::same;
-  if (storage != Fmt::fp32) return InputPath::generic;
-  if (in == Fmt::tf32 && r == Round::rz) return InputPath::fp32_tf32_rz;  // no overflow possible
-  if (r != Round::rne || ov == Overflow::saturate) return InputPath::generic;
+InputConv input_conv(Fmt storage, Fmt in, Round r, Overflow ov) {
+  if (storage == in) return {InputPath::same};
+  if (storage != Fmt::fp32) return {};
+  if (const uint8_t* table = fp32_narrow_table(in, r, ov)) return {InputPath::fp32_table, table};
+  if (in == Fmt::tf32 && r == Round::rz) return {InputPath::fp32_tf32_rz};  // no overflow possible
+  if (r != Round::rne || ov == Overflow::saturate) return {};
   switch (in) {
-    case Fmt::fp16: return InputPath::fp32_fp16_rne;
-    case Fmt::bf16: return InputPath::fp32_bf16_rne;
-    case Fmt::tf32: return InputPath::fp32_tf32_rne;
-    default: return InputPath::generic;
+    case Fmt::fp16: return {InputPath::fp32_fp16_rne};
+    case Fmt::bf16: return {InputPath::fp32_bf16_rne};
+    case Fmt::tf32: return {InputPath::fp32_tf32_rne};
+    default: return {};
   }
 }
 
 // Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
 // index0+count-1, k elements from k0 on.
 void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
-                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0) {
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0) {
   thread_local std::vector<uint64_t> raw;
   raw.resize(std::max<std::size_t>(count * k, 1));
   gather(X, is_a, index0, count, k0, k, raw.data());
   const DecodeTable* table = decode_table(row);
   const Fp32Layout f32 = fp32_layout(row);
-  for (std::size_t q = 0; q < count; ++q) pack_raw(row, spec, X.storage, raw.data() + q * k, k, p, v0 + q, table, f32);
+  const InputConv conv = input_conv(X.storage, row.in, spec.input_round, spec.input_overflow);
+  for (std::size_t q = 0; q < count; ++q)
+    pack_raw(row, spec, conv, X.storage, raw.data() + q * k, k, p, v0 + q, pos0, table, f32);
 }
 
 void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,

@@ -19,6 +19,7 @@
 
 #include "driver/gemm.h"
 #include "formats/fast_convert.h"
+#include "formats/narrow_table.h"
 #include "kernels/simd.h"
 
 namespace mmaemu::driver {
@@ -64,25 +65,64 @@ struct Panel {
     }
   }
   // Zero operands in vectors [v0, v1) (B's lane arrays: clear_group).
-  void clear_vectors(std::size_t v0, std::size_t v1) {
-    std::fill(bits.begin() + v0 * kp, bits.begin() + v1 * kp, 0);
-    std::fill(sig.begin() + v0 * kp, sig.begin() + v1 * kp, 0);
-    std::fill(exp.begin() + v0 * kp, exp.begin() + v1 * kp, fast::kZeroExp);
-    std::fill(special.begin() + v0 * steps, special.begin() + v1 * steps, 0);
-    if (!fsig.empty()) {
-      std::fill(fsig.begin() + v0 * kp, fsig.begin() + v1 * kp, 0.0f);
-      std::fill(fval.begin() + v0 * kp, fval.begin() + v1 * kp, 0.0f);
+  void clear_vectors(std::size_t v0, std::size_t v1) { clear_vectors(v0, v1, 0, kp); }
+  // The same for positions [l0, l1) of each vector (whole steps).
+  void clear_vectors(std::size_t v0, std::size_t v1, std::size_t l0, std::size_t l1) {
+    const std::size_t s0 = step_of(l0), s1 = step_of(l1);
+    for (std::size_t v = v0; v < v1; ++v) {
+      const std::size_t a = v * kp + l0, b = v * kp + l1;
+      std::fill(bits.begin() + a, bits.begin() + b, 0);
+      std::fill(sig.begin() + a, sig.begin() + b, 0);
+      std::fill(exp.begin() + a, exp.begin() + b, fast::kZeroExp);
+      std::fill(special.begin() + v * steps + s0, special.begin() + v * steps + s1, 0);
+      if (!fsig.empty()) {
+        std::fill(fsig.begin() + a, fsig.begin() + b, 0.0f);
+        std::fill(fval.begin() + a, fval.begin() + b, 0.0f);
+      }
+    }
+  }
+  // Readies vectors [v0, v1) (and, with lanes, their groups' lanes) for
+  // packing positions [l0, l1) of a chunk of kc k (whole steps): packing
+  // writes every position of the whole steps below kc, so only the flags
+  // and a last, partial step (which packing fills in part, permuted when
+  // interleaved) are cleared. Lanes of a group past v1 are filled by
+  // replicate_lane0().
+  void clear_for_pack(std::size_t v0, std::size_t v1, std::size_t l0, std::size_t l1, std::size_t kc) {
+    const std::size_t step = steps ? kp / steps : 1, tail = std::clamp(kc / step * step, l0, l1);
+    clear_vectors(v0, v1, tail, l1);
+    for (std::size_t v = v0; v < v1; ++v)
+      std::fill(special.begin() + v * steps + step_of(l0), special.begin() + v * steps + step_of(tail), 0);
+    if (lane_sig.empty()) return;
+    for (std::size_t g = v0 / fast::kSimdLanes; g * fast::kSimdLanes < v1; ++g) {
+      clear_group(g, tail, l1);
+      std::fill(group_special.begin() + g * steps + step_of(l0), group_special.begin() + g * steps + step_of(tail), 0);
+    }
+  }
+  // Lanes [count, 16) of group g, positions [l0, l1), as copies of lane 0:
+  // a short group's unused lanes then take the kernels' paths of a real
+  // column (zero operands would send every block to the general path);
+  // their results are never stored.
+  void replicate_lane0(std::size_t g, std::size_t count, std::size_t l0, std::size_t l1) {
+    for (std::size_t l = l0; l < l1; ++l) {
+      const std::size_t at = (g * kp + l) * fast::kSimdLanes;
+      std::fill(lane_sig.begin() + at + count, lane_sig.begin() + at + fast::kSimdLanes, lane_sig[at]);
+      std::fill(lane_val.begin() + at + count, lane_val.begin() + at + fast::kSimdLanes, lane_val[at]);
+      std::fill(lane_exp.begin() + at + count, lane_exp.begin() + at + fast::kSimdLanes, lane_exp[at]);
     }
   }
   // Zero operands in lane group g (all 16 lanes) and its flags.
-  void clear_group(std::size_t g) {
-    const std::size_t a = g * kp * fast::kSimdLanes, b = a + kp * fast::kSimdLanes;
+  void clear_group(std::size_t g) { clear_group(g, 0, kp); }
+  // The same for positions [l0, l1) (whole steps).
+  void clear_group(std::size_t g, std::size_t l0, std::size_t l1) {
+    const std::size_t a = (g * kp + l0) * fast::kSimdLanes, b = (g * kp + l1) * fast::kSimdLanes;
     std::fill(lane_sig.begin() + a, lane_sig.begin() + b, 0.0f);
     std::fill(lane_val.begin() + a, lane_val.begin() + b, 0.0f);
     std::fill(lane_exp.begin() + a, lane_exp.begin() + b, fast::kZeroExp);
-    std::fill(group_special.begin() + g * steps, group_special.begin() + (g + 1) * steps, 0);
+    std::fill(group_special.begin() + g * steps + step_of(l0), group_special.begin() + g * steps + step_of(l1), 0);
   }
 
+ private:
+  std::size_t step_of(std::size_t l) const { return kp ? l * steps / kp : 0; }  // l: a whole number of steps
  private:
   template <typename T>
   static void grow(std::vector<T>& v, std::size_t n) {
@@ -140,15 +180,22 @@ Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite);
 
 // The storage -> unit-format conversion of one element while packing:
 // convert(storage, in, bits, r, ov), the usual sgemm cases without the
-// generic decode. The fp32 cases need the host in round-to-nearest without
-// FTZ/DAZ (kernels/fp_env.h); NaN goes the generic way (its pattern).
-enum class InputPath : uint8_t { same, fp32_fp16_rne, fp32_bf16_rne, fp32_tf32_rne, fp32_tf32_rz, generic };
-InputPath input_path(Fmt storage, Fmt in, Round r, Overflow ov);
+// generic decode: fp32 -> fp16/bf16/tf32 by bit arithmetic, fp32 -> fp8 by
+// the table of formats/narrow_table.h (every rounding and overflow policy).
+// The fp32 -> fp16/bf16/tf32 cases need the host in round-to-nearest
+// without FTZ/DAZ (kernels/fp_env.h); NaN goes the generic way (its pattern)
+// except through the table, which holds convert()'s NaN.
+enum class InputPath : uint8_t { same, fp32_fp16_rne, fp32_bf16_rne, fp32_tf32_rne, fp32_tf32_rz, fp32_table, generic };
+struct InputConv {
+  InputPath path = InputPath::generic;
+  const uint8_t* table = nullptr;  // fp32_table: fp32_narrow_table(in, r, ov)
+};
+InputConv input_conv(Fmt storage, Fmt in, Round r, Overflow ov);
 
-inline uint64_t convert_packed(InputPath path, Fmt storage, Fmt in, uint64_t raw, Round r, Overflow ov) {
+inline uint64_t convert_packed(const InputConv& conv, Fmt storage, Fmt in, uint64_t raw, Round r, Overflow ov) {
   const uint32_t b = static_cast<uint32_t>(raw);
   const bool nan = (b & 0x7FFFFFFFu) > 0x7F800000u;
-  switch (path) {
+  switch (conv.path) {
     case InputPath::same: return raw;
     case InputPath::fp32_fp16_rne: if (!nan) return f32_to_f16_rne(b); break;
     case InputPath::fp32_bf16_rne: if (!nan) return f32_to_bf16_rne(b); break;
@@ -157,16 +204,18 @@ inline uint64_t convert_packed(InputPath path, Fmt storage, Fmt in, uint64_t raw
     // Inf, as round_pack does).
     case InputPath::fp32_tf32_rne: if (!nan) return (b + 0xFFFu + ((b >> 13) & 1u)) & 0xFFFFE000u; break;
     case InputPath::fp32_tf32_rz: if (!nan) return b & 0xFFFFE000u; break;
+    case InputPath::fp32_table: return fp32_narrow(conv.table, b);
     case InputPath::generic: break;
   }
   return convert_input(storage, in, raw, r, ov);
 }
 
 // Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
-// index0+count-1 (rows of A or columns of B), k elements from k0 on; the
-// vectors are read together (contiguous rows of B when k is strided).
+// index0+count-1 (rows of A or columns of B), k elements from k0 on, at
+// the panel's positions pos0 .. pos0+k-1 (pos0 a whole number of steps);
+// the vectors are read together (contiguous rows of B when k is strided).
 void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
-                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0);
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0 = 0);
 
 // Packs vector v of the panel from op(X) row/column `index`, k elements
 // from k0 on.

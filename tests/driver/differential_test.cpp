@@ -436,3 +436,37 @@ TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wid
   CHECK(rows >= 6);
   CHECK(bad == 0);
 }
+
+TEST_CASE("threads and blocking: few rows and columns, long k (rows split over threads, B packed in k slices)") {
+  // m <= 32 with fewer lane groups than threads (the multi-word
+  // experiment's 10 x 10 products of long k): tasks of m/threads rows share
+  // B's chunks of up to 4096 k, each lane group packed in slices of k by
+  // all threads. Shapes cross several such chunks and end inside a step.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  std::vector<std::string> kinds;
+  for (const auto& [name, row] : all_rows()) {
+    const fast::KernelPlan plan = fast::plan(row);
+    const std::string kind = std::to_string(static_cast<int>(plan.macro)) + (plan.simd ? "s" : "") +
+                             std::to_string(static_cast<int>(plan.simd_params.kind)) + plan.name;
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
+    kinds.push_back(kind);
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " small mn"));
+    const std::size_t shapes[][3] = {{10, 10, 9001}, {2, 1, 4500}, {5, 20, 8200}, {31, 16, 4099}};
+    for (const auto& sh : shapes) {
+      const std::size_t m = sh[0], n = sh[1], k = sh[2];
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      for (auto& x : A) x = g.bits(row.in, dots % 2 == 0, 0);
+      for (auto& x : B) x = g.bits(row.in, dots % 2 == 0, 0);
+      for (auto& x : C) x = g.bits(row.out, false, 0);
+      for (int threads = 2; threads <= 3; ++threads) {
+        bad += check_gemm(name + " small mn t" + std::to_string(threads), row, m, n, k, A, B, C, m % 2, n % 2,
+                          threads == 3, threads);
+        dots += m * n;
+      }
+    }
+  }
+  MESSAGE(rows << " rows (one per path), " << dots << " dot products");
+  CHECK(rows >= 6);
+  CHECK(bad == 0);
+}

@@ -46,26 +46,28 @@ std::vector<uint32_t> fp32_cases(Gen& g) {
 
 }  // namespace
 
-TEST_CASE("convert_packed equals convert: fp32 -> fp16/bf16/tf32, every exponent, ties, specials") {
+TEST_CASE("convert_packed equals convert: fp32 -> fp16/bf16/tf32/fp8, every exponent, ties, specials") {
   fast::FpEnvGuard env;
   Gen g(kSeed ^ 0x9ac4);
   const std::vector<uint32_t> cases = fp32_cases(g);
   std::size_t bad = 0, fast_cases = 0;
-  for (Fmt to : {Fmt::fp16, Fmt::bf16, Fmt::tf32, Fmt::e4m3})
+  for (Fmt to : {Fmt::fp16, Fmt::bf16, Fmt::tf32, Fmt::e4m3, Fmt::e5m2, Fmt::e4m3fnuz, Fmt::e5m2fnuz})
     for (Round r : {Round::rne, Round::rz, Round::rna})
-      for (Overflow ov : {Overflow::ieee, Overflow::saturate}) {
-        const driver::InputPath path = driver::input_path(Fmt::fp32, to, r, ov);
-        fast_cases += path != driver::InputPath::generic;
+      for (Overflow ov : {Overflow::ieee, Overflow::inf, Overflow::saturate}) {
+        const driver::InputConv conv = driver::input_conv(Fmt::fp32, to, r, ov);
+        fast_cases += conv.path != driver::InputPath::generic;
         for (uint32_t b : cases) {
           const uint64_t want = convert(Fmt::fp32, to, b, r, ov);
-          const uint64_t got = driver::convert_packed(path, Fmt::fp32, to, b, r, ov);
+          const uint64_t got = driver::convert_packed(conv, Fmt::fp32, to, b, r, ov);
           if (got != want && ++bad <= 5)
             FAIL_CHECK("seed " << kSeed << " fp32 -> " << std::string(info(to).name) << " round " << static_cast<int>(r)
                                << " overflow " << static_cast<int>(ov) << " of " << hex(b) << ": convert "
                                << hex(want) << " packed " << hex(got));
         }
       }
-  CHECK(fast_cases == 5);  // fp16, bf16, tf32 with RNE (overflow ieee); tf32 RZ (both policies)
+  // fp16, bf16: RNE with overflow ieee or inf; tf32: those and RZ under all
+  // three; fp8: every rounding and overflow (the table).
+  CHECK(fast_cases == 2 + 2 + 5 + 4 * 9);
   CHECK(bad == 0);
 }
 
