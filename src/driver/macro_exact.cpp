@@ -153,13 +153,13 @@ void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const 
 // chunk, B packed by all threads (lane groups or columns), then the tasks.
 // At most kMC rows and fewer lane groups than threads (10 x 10 products of
 // long k): tasks of m/threads rows, chunks of up to kKSmall k.
-constexpr std::size_t kKSmall = 4096;
+// (Not a power of two: the panel's vectors, kp elements apart, would then
+// map to the same few cache sets, 4 KiB apart.)
+constexpr std::size_t kKSmall = 1008;
 void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row), threads = static_cast<std::size_t>(g.threads);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < threads;
-  const std::size_t k_target =
-      few ? std::clamp<std::size_t>(65536 / (((std::min(kNC, g.n) + L - 1) / L) * L), kKTarget, kKSmall) : kKTarget;
-  const std::size_t KC = std::max<std::size_t>(1, k_target / step) * step;
+  const std::size_t KC = std::max<std::size_t>(1, (few ? kKSmall : kKTarget) / step) * step;
   std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
   ExactPanel b;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)

@@ -314,7 +314,9 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
 // run_steps_private(). At most kMC rows and fewer lane groups than threads
 // (10 x 10 products of long k): tasks of m/threads rows, chunks of up to
 // kKSmall k (fewer barriers).
-constexpr std::size_t kKSmall = 4096;
+// (Not a power of two: the panel's vectors, kp elements apart, would then
+// map to the same few cache sets, 4 KiB apart.)
+constexpr std::size_t kKSmall = 1008;
 void run_steps_macro(const GemmCall& g) {
   StepsPlan sp{};
   sp.step = step_k(g.row);
@@ -328,8 +330,7 @@ void run_steps_macro(const GemmCall& g) {
   }
   if (g.m <= kMC) {
     sp.mc = (g.m + threads - 1) / threads;
-    const std::size_t k_small = std::clamp<std::size_t>(65536 / (groups * L), kKTarget, kKSmall);
-    sp.KC = std::max<std::size_t>(1, k_small / sp.step) * sp.step;
+    sp.KC = std::max<std::size_t>(1, kKSmall / sp.step) * sp.step;
   }
   sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
   sp.mblocks = (g.m + sp.mc - 1) / sp.mc;

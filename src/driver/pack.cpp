@@ -146,65 +146,99 @@ inline bool decode_fp32_normal(const Fp32Layout& f, uint32_t b, Decoded& d) {
 // as storage bits: raw[q*k + l]. When k is not contiguous in memory the
 // vectors are read together, element l of each in turn (contiguous reads
 // across the vectors, not one stride of ld per element).
+// pos_major: raw[l*count + q] instead (the lane-interleaved packing's order).
 template <typename S>
 void gather_stored(const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
-                   std::size_t k, uint64_t* raw) {
+                   std::size_t k, uint64_t* raw, bool pos_major) {
   const VecStrides st = vec_strides(X, is_a);
   const S* src = static_cast<const S*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
                  static_cast<std::ptrdiff_t>(k0) * st.k;
+  const std::size_t qs = pos_major ? 1 : k, ls = pos_major ? count : 1;  // raw strides of q and l
   if (st.k == 1) {
     for (std::size_t q = 0; q < count; ++q)
-      for (std::size_t l = 0; l < k; ++l) raw[q * k + l] = src[static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l)];
+      for (std::size_t l = 0; l < k; ++l)
+        raw[q * qs + l * ls] = src[static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l)];
     return;
   }
   for (std::size_t l = 0; l < k; ++l) {
     const S* row_l = src + static_cast<std::ptrdiff_t>(l) * st.k;
-    for (std::size_t q = 0; q < count; ++q) raw[q * k + l] = row_l[static_cast<std::ptrdiff_t>(q) * st.idx];
+    for (std::size_t q = 0; q < count; ++q) raw[q * qs + l * ls] = row_l[static_cast<std::ptrdiff_t>(q) * st.idx];
   }
 }
 
 void gather(const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0, std::size_t k,
-            uint64_t* raw) {
+            uint64_t* raw, bool pos_major) {
   switch (info(X.storage).width) {
-    case 64: return gather_stored<uint64_t>(X, is_a, index0, count, k0, k, raw);
-    case 32: return gather_stored<uint32_t>(X, is_a, index0, count, k0, k, raw);
-    case 16: return gather_stored<uint16_t>(X, is_a, index0, count, k0, k, raw);
-    default: return gather_stored<uint8_t>(X, is_a, index0, count, k0, k, raw);
+    case 64: return gather_stored<uint64_t>(X, is_a, index0, count, k0, k, raw, pos_major);
+    case 32: return gather_stored<uint32_t>(X, is_a, index0, count, k0, k, raw, pos_major);
+    case 16: return gather_stored<uint16_t>(X, is_a, index0, count, k0, k, raw, pos_major);
+    default: return gather_stored<uint8_t>(X, is_a, index0, count, k0, k, raw, pos_major);
   }
 }
 
-// Vector v of the panel from its k storage elements raw[0 .. k-1], at
-// positions pos0 .. pos0+k-1: each element to unit bits (convert_packed),
-// then the decoded operand from the row's table (units of up to 16 bits),
-// the fp32-layout fast path, or decode_operand().
+// One unit-format element decoded: from the row's table (units of up to 16
+// bits), the fp32-layout fast path, or decode_operand(); false for NaN/Inf.
+inline bool decode_packed(const ModelRow& row, uint64_t bits, const DecodeTable* table, const Fp32Layout& f32,
+                          Decoded& d) {
+  if (table && bits < table->d.size()) {  // (a sub-byte format's container may hold more bits)
+    d = table->d[bits];
+    return table->finite[bits];
+  }
+  if (f32.on && decode_fp32_normal(f32, static_cast<uint32_t>(bits), d)) return true;
+  bool finite = true;
+  d = decode_operand(row, bits, finite);
+  return finite;
+}
+
+// Where position l of an instruction's k is stored in the fast arrays.
+inline std::size_t fast_position(const Panel& p, std::size_t l, std::size_t step) {
+  return p.interleave ? l - l % step + pair_position(l % step, step / 2) : l;
+}
+
+// Vector v of a panel without lanes (A, or a scalar plan's B) from its k
+// storage elements raw[0 .. k-1], at positions pos0 .. pos0+k-1: each
+// element to unit bits (convert_packed), then decode_packed().
 void pack_raw(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, Fmt storage, const uint64_t* raw,
               std::size_t k, Panel& p, std::size_t v, std::size_t pos0, const DecodeTable* table,
               const Fp32Layout& f32) {
   const std::size_t step = step_k(row);
-  const bool simd = !p.fsig.empty(), lanes = !p.lane_sig.empty();
-  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  const bool simd = !p.fsig.empty();
   uint64_t* bits_out = p.bits.data() + v * p.kp;
   uint8_t* special = p.special.data() + v * p.steps;
   for (std::size_t l = pos0; l < pos0 + k; ++l) {
     const uint64_t bits = convert_packed(conv, storage, row.in, raw[l - pos0], spec.input_round, spec.input_overflow);
     bits_out[l] = bits;
-    const std::size_t pos = p.interleave ? l - l % step + pair_position(l % step, step / 2) : l, at = v * p.kp + pos;
+    const std::size_t pos = fast_position(p, l, step), at = v * p.kp + pos;
     Decoded d;
-    bool finite = true;
-    if (table && bits < table->d.size()) {  // (a sub-byte format's container may hold more bits)
-      d = table->d[bits];
-      finite = table->finite[bits];
-    } else if (!(f32.on && decode_fp32_normal(f32, static_cast<uint32_t>(bits), d))) {
-      d = decode_operand(row, bits, finite);
-    }
+    const bool finite = decode_packed(row, bits, table, f32, d);
     p.sig[at] = d.sig;
     p.exp[at] = d.exp;
     if (!finite) special[l / step] = 1;
-    if (lanes) {  // (positions past k keep resize()'s zero operands)
-      const std::size_t li = (g * p.kp + pos) * fast::kSimdLanes + lane;
-      p.lane_sig[li] = d.fsig, p.lane_val[li] = d.fval, p.lane_exp[li] = d.exp;
-    } else if (simd) {
-      p.fsig[at] = d.fsig, p.fval[at] = d.fval;
+    if (simd) p.fsig[at] = d.fsig, p.fval[at] = d.fval;
+  }
+}
+
+// Vectors v0 .. v0+count-1 of one lane group (v0 % 16 + count <= 16) from
+// raw[l*count + q], position by position: each position's lanes are
+// written together (one cache line per array) rather than one vector's
+// elements 64 bytes apart. The fields of pack_raw(), B's lane arrays in
+// place of fsig/fval.
+void pack_group(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, Fmt storage, const uint64_t* raw,
+                std::size_t count, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
+                const Fp32Layout& f32) {
+  const std::size_t step = step_k(row), g = v0 / fast::kSimdLanes, lane0 = v0 % fast::kSimdLanes;
+  for (std::size_t l = pos0; l < pos0 + k; ++l) {
+    const std::size_t pos = fast_position(p, l, step), li = (g * p.kp + pos) * fast::kSimdLanes + lane0;
+    const uint64_t* in = raw + (l - pos0) * count;
+    for (std::size_t q = 0; q < count; ++q) {
+      const std::size_t v = v0 + q;
+      const uint64_t bits = convert_packed(conv, storage, row.in, in[q], spec.input_round, spec.input_overflow);
+      p.bits[v * p.kp + l] = bits;
+      Decoded d;
+      if (!decode_packed(row, bits, table, f32, d)) p.special[v * p.steps + l / step] = 1;
+      p.sig[v * p.kp + pos] = d.sig;
+      p.exp[v * p.kp + pos] = d.exp;
+      p.lane_sig[li + q] = d.fsig, p.lane_val[li + q] = d.fval, p.lane_exp[li + q] = d.exp;
     }
   }
 }
@@ -231,10 +265,19 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
                   std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0) {
   thread_local std::vector<uint64_t> raw;
   raw.resize(std::max<std::size_t>(count * k, 1));
-  gather(X, is_a, index0, count, k0, k, raw.data());
   const DecodeTable* table = decode_table(row);
   const Fp32Layout f32 = fp32_layout(row);
   const InputConv conv = input_conv(X.storage, row.in, spec.input_round, spec.input_overflow);
+  if (!p.lane_sig.empty()) {  // lane-interleaved (B): group by group
+    for (std::size_t q0 = 0; q0 < count;) {
+      const std::size_t v = v0 + q0, n = std::min(count - q0, fast::kSimdLanes - v % fast::kSimdLanes);
+      gather(X, is_a, index0 + q0, n, k0, k, raw.data(), true);
+      pack_group(row, spec, conv, X.storage, raw.data(), n, k, p, v, pos0, table, f32);
+      q0 += n;
+    }
+    return;
+  }
+  gather(X, is_a, index0, count, k0, k, raw.data(), false);
   for (std::size_t q = 0; q < count; ++q)
     pack_raw(row, spec, conv, X.storage, raw.data() + q * k, k, p, v0 + q, pos0, table, f32);
 }
