@@ -27,6 +27,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mmaemu/mmaemu.h"
@@ -308,6 +309,10 @@ int main(int argc, char** argv) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k, B.data(),
                     sh.n, 0.0f, C.data(), sh.n);
       });
+      // OpenBLAS's idle workers spin for about 2^28 cycles after a call
+      // (its THREAD_TIMEOUT) before they sleep; timed at once, a small
+      // emulated product would share its cores with them.
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
       for (const Case& c : cases) {
         if (c.max_n && !sizes_given && std::max({sh.m, sh.n, sh.k}) > c.max_n) continue;
         mmaemu_model* h = nullptr;
