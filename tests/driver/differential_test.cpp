@@ -405,11 +405,12 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
   CHECK(bad == 0);
 }
 
-TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wide, 1-3 threads, one row per path") {
-  // The driver's decisions (issue 16): m <= 32 runs tasks of column blocks
-  // with their own B (run_steps_private), more rows share B's chunks among
-  // tasks of rows x lane groups; column blocks split further with threads.
-  std::size_t dots = 0, bad = 0, rows = 0;
+namespace {
+
+// The first registry or custom row of each kernel path (macro-kernel, SIMD
+// kind, kernel name).
+std::vector<std::pair<std::string, ModelRow>> one_row_per_path() {
+  std::vector<std::pair<std::string, ModelRow>> out;
   std::vector<std::string> kinds;
   for (const auto& [name, row] : all_rows()) {
     const fast::KernelPlan plan = fast::plan(row);
@@ -417,6 +418,19 @@ TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wid
                              std::to_string(static_cast<int>(plan.simd_params.kind)) + plan.name;
     if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
     kinds.push_back(kind);
+    out.emplace_back(name, row);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wide, 1-3 threads, one row per path") {
+  // The driver's decisions (issue 16): m <= 32 runs tasks of column blocks
+  // with their own B (run_steps_private), more rows share B's chunks among
+  // tasks of rows x lane groups; column blocks split further with threads.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  for (const auto& [name, row] : one_row_per_path()) {
     ++rows;
     Gen g(kSeed ^ std::hash<std::string>{}(name + " blocking"));
     const std::size_t shapes[][3] = {{1, 300, 37}, {16, 97, 300}, {17, 260, 20}, {33, 40, 19}, {70, 33, 9}, {300, 3, 41}};
@@ -443,13 +457,7 @@ TEST_CASE("threads and blocking: few rows and columns, long k (rows split over t
   // B's chunks of up to 4096 k, each lane group packed in slices of k by
   // all threads. Shapes cross several such chunks and end inside a step.
   std::size_t dots = 0, bad = 0, rows = 0;
-  std::vector<std::string> kinds;
-  for (const auto& [name, row] : all_rows()) {
-    const fast::KernelPlan plan = fast::plan(row);
-    const std::string kind = std::to_string(static_cast<int>(plan.macro)) + (plan.simd ? "s" : "") +
-                             std::to_string(static_cast<int>(plan.simd_params.kind)) + plan.name;
-    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;
-    kinds.push_back(kind);
+  for (const auto& [name, row] : one_row_per_path()) {
     ++rows;
     Gen g(kSeed ^ std::hash<std::string>{}(name + " small mn"));
     const std::size_t shapes[][3] = {{10, 10, 9001}, {2, 1, 4500}, {5, 20, 8200}, {31, 16, 4099}};
