@@ -16,6 +16,19 @@
 
 namespace mmaemu::driver {
 
+/// Few columns and long k (the multi-word experiment's 10 x 10 products of
+/// k ~ 10^6): when a product of at most 32 rows has fewer lane groups (or
+/// micro-panels) than threads, the macro-kernels split its rows over the
+/// threads instead: tasks of ceil(m / threads) rows.
+inline std::size_t rows_per_thread(std::size_t m, int threads) {
+  const std::size_t t = static_cast<std::size_t>(threads);
+  return (m + t - 1) / t;
+}
+/// Those products' k chunks (B packed by all threads, fewer barriers). Not
+/// a power of two: a panel's vectors, kp elements apart, would then map to
+/// the same few cache sets, 4 KiB apart.
+inline constexpr std::size_t kKFewColumns = 1008;
+
 /// One GEMM call as the macro-kernels see it.
 struct GemmCall {
   const GemmSpec& spec;

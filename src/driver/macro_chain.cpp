@@ -103,11 +103,10 @@ void run_chain(const GemmCall& g) {
     cp.npan = (cp.nc + NR - 1) / NR;
     T* acc = acc_buf.get(g.m * cp.nc);
     // Fewer rows per task (whole tiles) when even one micro-panel per task
-    // leaves threads idle (10 x 10 products of long k).
-    const std::size_t threads = static_cast<std::size_t>(g.threads);
+    // leaves threads idle (macro.h, rows_per_thread).
     cp.mc = kMC;
-    if ((g.m + kMC - 1) / kMC * cp.npan < threads)
-      cp.mc = ((g.m + threads - 1) / threads + kMR - 1) / kMR * kMR;
+    if ((g.m + kMC - 1) / kMC * cp.npan < static_cast<std::size_t>(g.threads))
+      cp.mc = (rows_per_thread(g.m, g.threads) + kMR - 1) / kMR * kMR;
     const std::size_t mblocks = (g.m + cp.mc - 1) / cp.mc;
     // Split the panels among tasks when rows are few (>= 4 tasks per thread).
     cp.jb = cp.npan;

@@ -151,15 +151,12 @@ void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const 
 
 // One parallel region per call (none on one thread): per N panel and k
 // chunk, B packed by all threads (lane groups or columns), then the tasks.
-// At most kMC rows and fewer lane groups than threads (10 x 10 products of
-// long k): tasks of m/threads rows, chunks of up to kKSmall k.
-// (Not a power of two: the panel's vectors, kp elements apart, would then
-// map to the same few cache sets, 4 KiB apart.)
-constexpr std::size_t kKSmall = 1008;
+// At most kMC rows and fewer lane groups than threads: rows_per_thread()
+// rows per task, chunks of kKFewColumns k (macro.h).
 void run_exact_macro(const GemmCall& g) {
-  const std::size_t step = step_k(g.row), threads = static_cast<std::size_t>(g.threads);
-  const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < threads;
-  const std::size_t KC = std::max<std::size_t>(1, (few ? kKSmall : kKTarget) / step) * step;
+  const std::size_t step = step_k(g.row);
+  const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
+  const std::size_t KC = std::max<std::size_t>(1, (few ? kKFewColumns : kKTarget) / step) * step;
   std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
   ExactPanel b;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
@@ -172,7 +169,7 @@ void run_exact_macro(const GemmCall& g) {
       p.j0 = j0;
       p.nc = std::min(kNC, g.n - j0);
       p.groups = (p.nc + L - 1) / L;
-      p.mc = few ? (g.m + threads - 1) / threads : kMC;
+      p.mc = few ? rows_per_thread(g.m, g.threads) : kMC;
       p.mblocks = (g.m + p.mc - 1) / p.mc;
       p.jb = p.groups;  // halved while there are fewer than 4 tasks per thread
       while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))

@@ -311,29 +311,19 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
 // chunk, B packed by all threads (lane groups, or slices of k of them),
 // then the tasks; the implicit barriers of the worksharing loops order the
 // chunks. At most kMC rows and a lane group per thread:
-// run_steps_private(). At most kMC rows and fewer lane groups than threads
-// (10 x 10 products of long k): tasks of m/threads rows, chunks of up to
-// kKSmall k (fewer barriers).
-// (Not a power of two: the panel's vectors, kp elements apart, would then
-// map to the same few cache sets, 4 KiB apart.)
-constexpr std::size_t kKSmall = 1008;
+// run_steps_private(). At most kMC rows and fewer lane groups than threads:
+// rows_per_thread() rows per task, chunks of kKFewColumns k (macro.h).
 void run_steps_macro(const GemmCall& g) {
   StepsPlan sp{};
   sp.step = step_k(g.row);
-  sp.KC = std::max<std::size_t>(1, kKTarget / sp.step) * sp.step;
-  sp.mc = kMC;
-  const std::size_t groups = (g.n + L - 1) / L, threads = static_cast<std::size_t>(g.threads);
-  if (g.m <= kMC && (groups >= threads || g.m == 1)) {
-    sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
-    sp.mblocks = 1;
-    return run_steps_private(g, sp);
-  }
-  if (g.m <= kMC) {
-    sp.mc = (g.m + threads - 1) / threads;
-    sp.KC = std::max<std::size_t>(1, kKSmall / sp.step) * sp.step;
-  }
+  const std::size_t groups = (g.n + L - 1) / L;
+  const bool private_b = g.m <= kMC && (groups >= static_cast<std::size_t>(g.threads) || g.m == 1);
+  const bool few_columns = g.m <= kMC && !private_b;
+  sp.KC = std::max<std::size_t>(1, (few_columns ? kKFewColumns : kKTarget) / sp.step) * sp.step;
+  sp.mc = few_columns ? rows_per_thread(g.m, g.threads) : kMC;
   sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
   sp.mblocks = (g.m + sp.mc - 1) / sp.mc;
+  if (private_b) return run_steps_private(g, sp);
   StepsScratch& sc = t_scratch;
   const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));

@@ -123,7 +123,6 @@ struct Panel {
 
  private:
   std::size_t step_of(std::size_t l) const { return kp ? l * steps / kp : 0; }  // l: a whole number of steps
- private:
   template <typename T>
   static void grow(std::vector<T>& v, std::size_t n) {
     if (v.size() < n) v.resize(n);

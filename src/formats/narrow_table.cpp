@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::size_t kEntries = std::size_t{1} << kNarrowIndexBits;
 constexpr int kRounds = 5, kOverflows = 3;
+static_assert(static_cast<int>(Round::rna) == kRounds - 1 && static_cast<int>(Overflow::saturate) == kOverflows - 1,
+              "a table per rounding and overflow policy: update the counts with the enums");
 
 bool is_fp8(Fmt f) { return f == Fmt::e4m3 || f == Fmt::e5m2 || f == Fmt::e4m3fnuz || f == Fmt::e5m2fnuz; }
 
