@@ -79,11 +79,13 @@ struct DecodeTable {
   std::vector<Decoded> d;
   std::vector<uint8_t> finite;
 };
-using DecodeKey = std::tuple<Fmt, fast::Operand, bool, bool>;  // in, kind, inputs_as_fp16, in_subnormals
+// in, kind, inputs_as_fp16, in_subnormals, flush_sign, neg_zero
+using DecodeKey = std::tuple<Fmt, fast::Operand, bool, bool, FlushSign, NegZero>;
 
 const DecodeTable* decode_table(const ModelRow& row) {
   if (info(row.in).width > 16) return nullptr;
-  const DecodeKey key{row.in, fast::operand_kind(row), row.inputs_as_fp16, row.in_subnormals};
+  const DecodeKey key{row.in, fast::operand_kind(row), row.inputs_as_fp16, row.in_subnormals, row.flush_sign,
+                      row.neg_zero};
   thread_local DecodeKey last_key{};
   thread_local const DecodeTable* last = nullptr;
   if (last && key == last_key) return last;

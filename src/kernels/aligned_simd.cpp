@@ -39,9 +39,10 @@
 // away from zero.
 //
 // fp16 results (out16, RNE): inside a run each accumulator is held as the
-// fp32 bits of its fp16 value, which is how the block reads c anyway
-// (docs/models.md §2.4 step 2); the run converts from and to fp16 bits at
-// its ends. The fast path rounds S to a 24-bit float *to odd* (RZ, the
+// fp32 bits of its fp16 value; a subnormal fp16 c aligns at 2^-14, its
+// fp16 decomposition (sub_c = emin, docs/models.md §2.4 step 2), or at its
+// leading bit (sub_c = lead); the run converts from and to fp16 bits at its
+// ends. The fast path rounds S to a 24-bit float *to odd* (RZ, the
 // lowest bit set if inexact), scales it exactly and rounds that to fp16 with
 // RNE: rounding to odd at 24 bits and then to nearest at <= 11 bits is the
 // one rounding of the exact value (Boldo & Melquiond, "Emulation of FMA and
@@ -178,9 +179,11 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
   const auto cbexp = hn::And(hn::ShiftRight<23>(c), hn::Set(di, 255));
   const auto czero = hn::Eq(hn::And(c, hn::Set(di, 0x7FFFFFFF)), hn::Zero(di));
   const auto e_c = hn::Sub(hn::Max(cbexp, hn::Set(di, 1)), hn::Set(di, 127));
+  // c's alignment exponent: e_c, or for a subnormal fp16 c (sub_c = emin) -14.
+  const auto e_c_align = p.sub_c_emin ? hn::Max(e_c, hn::Set(di, -14)) : e_c;
 
   // E = max(products, e_c if c != 0, floor); an empty block with c = 0 is +0.
-  auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c), hn::Set(di, p.floor));
+  auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c_align), hn::Set(di, p.floor));
   auto a = hn::Zero(di), b = hn::Zero(di);
   hn::Mask<DI32> none;
   ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
@@ -327,7 +330,12 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   // A zero or subnormal c acts as e_c = -127 (true: none, or -126), an
   // Inf/NaN c as e_c = 128; either only matters outside the window. Inside
   // it, E is exactly max(e_c, e_a + e_b, floor).
-  const auto from_c = hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, hn::And(c, hn::Set(di, 0x7F800000))));
+  auto c_field = hn::And(c, hn::Set(di, 0x7F800000));
+  // fp16 results, sub_c = emin: a subnormal fp16 c (the fp32 field below
+  // 113 = -14 + 127, never 0 but for c = 0) aligns at 2^-14.
+  if (kOut16 && p.sub_c_emin)
+    c_field = hn::IfThenZeroElse(hn::Eq(c_field, hn::Zero(di)), hn::Max(c_field, hn::Set(di, 113 << 23)));
+  const auto from_c = hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, c_field));
   const auto from_p = hn::BitCast(du, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), Ep)));
   const auto sb = hn::Min(from_c, from_p);
   // Window: F + 127 - E in [F + 127 - hi, 252].

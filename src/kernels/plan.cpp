@@ -113,6 +113,7 @@ const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
   p.rd = !out16 && row.final_round == Round::rd;
   p.ru = !out16 && row.final_round == Round::ru;
   p.out16 = out16;
+  p.sub_c_emin = out16 && row.sub_c == SubnormalC::emin;
   p.nan16 = row.nan16;
   p.frac_mask = out16 ? -1 : static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
   return nullptr;
@@ -142,6 +143,7 @@ const char* simd_misfit(const ModelRow& row, SimdParams& p) {
   p = SimdParams{};
   p.pair_group = row.pair_group;
   p.keep_sign = row.flush_sign == FlushSign::keep;
+  p.pos_zero = row.neg_zero == NegZero::positive;
   p.out_subnormals = row.out_subnormals;
   p.F = row.frac_bits;
   p.man2 = 2 * unit_man(row);

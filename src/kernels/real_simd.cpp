@@ -101,7 +101,8 @@ void ChainTile64(int kc, const double* a, const double* b, double* c, std::size_
 // CDNA2 pairwise tree (docs/models.md §2.8), the operations of
 // pairwise_step() per lane in the same order:
 //
-//   x_i = a_i * b_i          (+0 if a_i or b_i was flushed), FTZ (sign per keep_sign)
+//   x_i = a_i * b_i          FTZ (sign per keep_sign); a flushed input is
+//                            already its zero (pack_element): x_i a signed zero
 //   t   = x_0 + x_1          FTZ keeping the sign     (groups of 4: + (x_2 + x_3))
 //   d   = c + t              FTZ keeping the sign     (c flushed per keep_sign first)
 //
@@ -114,7 +115,8 @@ void ChainTile64(int kc, const double* a, const double* b, double* c, std::size_
 //               subnormal;
 //   kFlushAll   every FTZ of the scalar kernel.
 // c is flushed once at the start of the run: every later c is a d, which is
-// zero or normal, and on which FTZ is the identity.
+// zero or normal, and on which FTZ is the identity. With neg_zero = positive
+// (kPosZero) each step reads a -0 c as +0: c + (+0).
 enum PairFlush { kNoFlush, kFlushC, kFlushAll };
 
 // x where it is not subnormal; else x & zsign (zsign = -0.0f: the signed
@@ -130,24 +132,22 @@ HWY_INLINE VF32 FlushSubnormal(VF32 x, VF32 zsign) {
 #endif
 }
 
-// One step (G products at av/af, bv/bf of the lanes' offset, `len` of them
-// present) on the d of one vector of lanes. kAFlags: A may hold flushed
-// operands; kFull: len == G (the step is G products: step_k = pair_group).
-template <int G, PairFlush kFlush, bool kAFlags, bool kFull>
-HWY_INLINE VF32 PairStep(int len, const float* av, const int32_t* af, const float* bv, const int32_t* bf, VF32 c,
-                         VF32 product_zero) {
+// One step (G products at av, bv of the lanes' offset, `len` of them
+// present) on the d of one vector of lanes; kFull: len == G (the step is G
+// products: step_k = pair_group).
+template <int G, PairFlush kFlush, bool kPosZero, bool kFull>
+HWY_INLINE VF32 PairStep(int len, const float* av, const float* bv, VF32 c, VF32 product_zero) {
   const DF32 df;
-  const DI32 di;
   const auto signed_zero = hn::Set(df, -0.0f);
+  if (kPosZero) c = hn::Add(c, hn::Zero(df));
   VF32 x[G];
   HWY_UNROLL(4)
   for (int i = 0; i < G; ++i) {
-    if ((!kFull && i >= len) || (kAFlags && af[i])) {  // past the step, or A's operand flushed: +0
+    if (!kFull && i >= len) {  // past the step: +0
       x[i] = hn::Zero(df);
       continue;
     }
-    const auto b_flushed = hn::RebindMask(df, hn::Ne(hn::LoadU(di, bf + i * kSimdLanes), hn::Zero(di)));
-    x[i] = hn::IfThenZeroElse(b_flushed, hn::Mul(hn::Set(df, av[i]), hn::LoadU(df, bv + i * kSimdLanes)));
+    x[i] = hn::Mul(hn::Set(df, av[i]), hn::LoadU(df, bv + i * kSimdLanes));
     if (kFlush == kFlushAll) x[i] = FlushSubnormal(x[i], product_zero);
   }
   auto t = hn::Add(x[0], x[1]);
@@ -162,9 +162,9 @@ HWY_INLINE VF32 PairStep(int len, const float* av, const int32_t* af, const floa
   return kFlush != kNoFlush ? FlushSubnormal(c, signed_zero) : c;
 }
 
-template <int G, PairFlush kFlush, bool kAFlags>
-HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, const float* av, const int32_t* af,
-                                const float* bv, const int32_t* bf, float* acc) {
+template <int G, PairFlush kFlush, bool kPosZero>
+HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, const float* av, const float* bv,
+                                float* acc) {
   const DF32 df;
   const std::size_t N = hn::Lanes(df);
   const auto product_zero = p.keep_sign ? hn::Set(df, -0.0f) : hn::Zero(df);
@@ -174,27 +174,24 @@ HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, co
     int s = 0;
     for (; s + 1 < steps; ++s) {
       const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
-      c = PairStep<G, kFlush, kAFlags, true>(G, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
+      c = PairStep<G, kFlush, kPosZero, true>(G, av + a0, bv + b0, c, product_zero);
     }
     if (s < steps) {  // the last step, maybe short
       const std::size_t a0 = static_cast<std::size_t>(s) * G, b0 = a0 * kSimdLanes + v;
-      c = PairStep<G, kFlush, kAFlags, false>(last_len, av + a0, af + a0, bv + b0, bf + b0, c, product_zero);
+      c = PairStep<G, kFlush, kPosZero, false>(last_len, av + a0, bv + b0, c, product_zero);
     }
     hn::StoreU(c, df, acc + v);
   }
 }
 
-void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const int32_t* af,
-                   const float* bv, const int32_t* bf, float* acc) {
-  // A's flushed operands (rare: subnormal inputs) take a per-product test.
-  bool a_flags = false;
-  for (int l = 0; l < (steps - 1) * step + last_len; ++l) a_flags |= af[l] != 0;
+void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* bv,
+                   float* acc) {
   const PairFlush mode = p.out_subnormals ? kNoFlush : p.normal_products ? kFlushC : kFlushAll;
   auto run = [&](auto g, auto flush) {
     constexpr int G = decltype(g)::value;
     constexpr PairFlush kFlush = static_cast<PairFlush>(decltype(flush)::value);
-    if (a_flags) return PairwiseSteps<G, kFlush, true>(p, steps, last_len, av, af, bv, bf, acc);
-    PairwiseSteps<G, kFlush, false>(p, steps, last_len, av, af, bv, bf, acc);
+    if (p.pos_zero) return PairwiseSteps<G, kFlush, true>(p, steps, last_len, av, bv, acc);
+    PairwiseSteps<G, kFlush, false>(p, steps, last_len, av, bv, acc);
   };
   auto by_mode = [&](auto g) {
     switch (mode) {
@@ -229,7 +226,7 @@ void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std:
 }
 
 void simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, float* acc) {
-  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, a.exp, b.val, b.exp, acc);
+  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, b.val, acc);
 }
 
 }  // namespace fast

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "formats/fast_round.h"
 #include "models/row_facts.h"
@@ -22,18 +23,30 @@ uint64_t magnitude(int64_t x) { return x < 0 ? 0 - static_cast<uint64_t>(x) : st
 
 uint32_t nan_bits(const ModelRow& row) { return row.out == Fmt::fp16 ? row.nan16 : row.nan32; }
 
-// The accumulator c as an fp32 term (docs/models.md §2.4 step 2: fp16 c is read
-// through its fp32 encoding): value = (-1)^neg * sig * 2^(e - 23).
+// The accumulator c as a term with 23 fraction bits: value = (-1)^neg * sig
+// * 2^(e - 23), decomposed in the output format (docs/models.md §2.4 step 2):
+// a subnormal fp16 c sits at e = -14 with sig < 2^23; with sub_c = lead an
+// fp16 c is read through its fp32 encoding (a subnormal at its leading bit).
 struct CTerm {
   bool zero, nan, inf, neg;
   int e;
   uint32_t sig;
 };
 
-CTerm c_term(Fmt out, uint32_t c) {
-  const uint32_t b = out == Fmt::fp16 ? fp16_to_fp32(c) : c;
-  const uint32_t biased = (b >> 23) & 255, frac = b & 0x7FFFFFu;
+CTerm c_term(const ModelRow& row, uint32_t c) {
   CTerm t{};
+  if (row.out == Fmt::fp16 && row.sub_c == SubnormalC::emin) {
+    const uint32_t biased = (c >> 10) & 31, frac = c & 0x3FFu;
+    t.neg = (c >> 15) & 1;
+    t.nan = biased == 31 && frac;
+    t.inf = biased == 31 && !frac;
+    t.zero = biased == 0 && frac == 0;
+    t.e = static_cast<int>(std::max(biased, 1u)) - 15;
+    t.sig = (frac | (biased ? 1u << 10 : 0u)) << 13;
+    return t;
+  }
+  const uint32_t b = row.out == Fmt::fp16 ? fp16_to_fp32(c) : c;
+  const uint32_t biased = (b >> 23) & 255, frac = b & 0x7FFFFFu;
   t.neg = b >> 31;
   t.nan = biased == 255 && frac;
   t.inf = biased == 255 && !frac;
@@ -108,7 +121,7 @@ Partial sum_products(const Products& p, int F, int floor, Keep keep) {
 // Fused block with c early (NVIDIA, docs/models.md §2.4).
 template <typename Keep>
 uint32_t fused_early(const ModelRow& row, const Products& p, Keep keep, uint32_t c) {
-  const CTerm ct = c_term(row.out, c);
+  const CTerm ct = c_term(row, c);
   if (ct.nan) return nan_bits(row);
   if (ct.inf) return c;
   const int F = row.frac_bits;
@@ -128,7 +141,7 @@ uint32_t fused_early(const ModelRow& row, const Products& p, Keep keep, uint32_t
 
 // Exact two-operand addition in the output format (late c of §2.12).
 uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
-  const CTerm u = c_term(row.out, x), v = c_term(row.out, y);
+  const CTerm u = c_term(row, x), v = c_term(row, y);
   if (u.nan || v.nan || (u.inf && v.inf && u.neg != v.neg)) return nan_bits(row);
   if (u.inf) return x;
   if (v.inf) return y;
@@ -144,7 +157,7 @@ uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
 // Late c with round-down alignment (CDNA3, docs/models.md §2.6; see reference.cpp).
 uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Products& p) {
   const int F = row.frac_bits;
-  const CTerm ct = c_term(row.out, c);
+  const CTerm ct = c_term(row, c);
   if (P.empty && ct.zero) return 0;
   if (ct.zero && !row.zero_c_is_term) return round_sum(row, P.S, P.E - F, row.final_round);
   if (P.empty) {
@@ -200,6 +213,20 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
   return !(pos || neg);
 }
 
+// The step's result when c (taking part in the step) is NaN or Inf, or a
+// product overflowed to `special` (docs/models.md §2.10): NaN first; with
+// ovf_inf = ieee the overflow is one more infinity (against an opposite
+// infinite c: NaN), with inputs_first an infinite c decides. Null: neither.
+std::optional<uint32_t> special_result(const ModelRow& row, const CTerm& ct, uint32_t c, bool overflow,
+                                       uint32_t special) {
+  if (ct.nan) return nan_bits(row);
+  if (ct.inf && overflow && row.overflow_inf == OverflowInf::ieee)
+    return special == c ? c : nan_bits(row);  // NaN or the opposite infinity: NaN
+  if (ct.inf) return c;
+  if (overflow) return special;
+  return std::nullopt;
+}
+
 }  // namespace
 
 uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
@@ -207,14 +234,16 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
   // A late c is no term of the sum: its NaN/Inf meet the sum in add_round
   // (a sum overflowing to +Inf plus c = -Inf is NaN), as in ref::step.
   const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
-  const CTerm ct = c_term(row.out, c);
-  if (ct.nan && !late_c) return nan_bits(row);
-  if (ct.inf && !late_c) return c;
-  if (!row.out_subnormals && is_subnormal_out(row.out, c)) c = 0;
+  const CTerm ct = c_term(row, c);
   Products p;
   uint32_t special = 0;
-  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special))
-    return late_c ? add_round(row, special, c, row.late_round) : special;
+  const bool overflow = !form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special);
+  if (late_c) {
+    if (overflow) return add_round(row, special, c, row.late_round);
+  } else if (const auto s = special_result(row, ct, c, overflow, special)) {
+    return *s;
+  }
+  if (!row.out_subnormals && is_subnormal_out(row.out, c)) c = 0;
   const auto all = [](int) { return true; };
   switch (row.c_entry) {
     case CEntry::early:
@@ -256,12 +285,11 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
 // CDNA1: c and the block's products summed exactly, one rounding.
 uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
                     const int32_t* sb, const int32_t* eb, uint32_t c) {
-  const CTerm ct = c_term(row.out, c);
-  if (ct.nan) return nan_bits(row);
-  if (ct.inf) return c;
+  const CTerm ct = c_term(row, c);
   Products p;
   uint32_t special = 0;
-  if (!form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special)) return special;
+  const bool overflow = !form_products(row, unit_man(row), len, sa, ea, sb, eb, p, special);
+  if (const auto s = special_result(row, ct, c, overflow, special)) return *s;
   WideAccumulator acc;
   bool any = false;
   for (int l = 0; l < p.n; ++l) {
@@ -291,19 +319,19 @@ float flush(const ModelRow& row, float x, bool keep_sign) {
 
 }  // namespace
 
-// CDNA2: products rounded to fp32, pairwise tree, c last, FTZ.
-uint32_t pairwise_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
-                       const int32_t* sb, const int32_t* eb, uint32_t c) {
+// CDNA2: products rounded to fp32, pairwise tree, c last, FTZ. A flushed
+// input is already a zero (pack_element), so its product is a signed zero.
+uint32_t pairwise_step(const ModelRow& row, int len, const int32_t* sa, const int32_t*,
+                       const int32_t* sb, const int32_t*, uint32_t c) {
   float p[4] = {};
   const int g = row.pair_group;
   const bool keep = row.flush_sign == FlushSign::keep;  // for c and the products
   for (int i = 0; i < g; ++i) {
-    float x = 0.0f;
-    if (i < len && !(ea[i] | eb[i]))  // a flushed (subnormal) input zeroes the product
-      x = as_float(static_cast<uint32_t>(sa[i])) * as_float(static_cast<uint32_t>(sb[i]));
+    const float x = i < len ? as_float(static_cast<uint32_t>(sa[i])) * as_float(static_cast<uint32_t>(sb[i])) : 0.0f;
     p[i] = flush(row, x, keep);
   }
-  const float cf = flush(row, as_float(c), keep);
+  float cf = flush(row, as_float(c), keep);
+  if (row.neg_zero == NegZero::positive) cf += 0.0f;  // -0 + +0 = +0, any other c unchanged
   float t = flush(row, p[0] + p[1], true);
   if (g == 4) t = flush(row, t + flush(row, p[2] + p[3], true), true);
   const float d = flush(row, cf + t, true);
@@ -336,6 +364,16 @@ Operand operand_kind(const ModelRow& row) {
 
 namespace {
 
+// A finite real operand (fp32 bits) as the pairwise and FMA paths read it:
+// a subnormal input the unit flushes is a zero, of its sign under
+// flush_sign = keep, else +0; with neg_zero = positive every zero is +0
+// (docs/models.md §2.2 step 1, §2.8).
+int32_t real_operand(const ModelRow& row, uint32_t fp32, bool subnormal) {
+  if (!row.in_subnormals && subnormal) fp32 = row.flush_sign == FlushSign::keep ? fp32 & 0x80000000u : 0u;
+  if (row.neg_zero == NegZero::positive && (fp32 & 0x7FFFFFFFu) == 0) fp32 = 0;
+  return static_cast<int32_t>(fp32);
+}
+
 // pack_element() for finite fp16 and bf16 elements, from the bit fields:
 // what decode() and to_fp32_bits() give, without the generic tables (the
 // hot path of packing). Returns false for NaN/Inf (left to the generic path).
@@ -346,8 +384,8 @@ bool pack_half(const ModelRow& row, uint32_t h, int32_t& sig, int32_t& exp) {
   if (e == emax) return false;
   const bool subnormal = e == 0 && frac != 0;
   if (operand_kind(row) == Operand::real) {
-    sig = static_cast<int32_t>(fp16 ? fp16_to_fp32(h) : h << 16);
-    exp = !row.in_subnormals && subnormal;
+    sig = real_operand(row, fp16 ? fp16_to_fp32(h) : h << 16, subnormal);
+    exp = 0;
     return true;
   }
   if ((e == 0 && frac == 0) || (!row.in_subnormals && subnormal)) {
@@ -384,8 +422,8 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
   const int man = info(f).man_bits;
   const bool subnormal = u.cls == Class::finite && u.sig < (1ull << man);
   if (operand_kind(row) == Operand::real) {
-    sig = static_cast<int32_t>(to_fp32_bits(f, bits));
-    exp = !row.in_subnormals && subnormal;
+    sig = real_operand(row, static_cast<uint32_t>(to_fp32_bits(f, bits)), subnormal);
+    exp = 0;
     return true;
   }
   if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {

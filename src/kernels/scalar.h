@@ -21,7 +21,8 @@ inline constexpr int32_t kNoExp = -8192;
 /// How operands are decoded for a row's kernel (see pack_element()).
 enum class Operand : uint8_t {
   integer,  // sig = signed integer significand, exp = decomposition exponent
-  real,     // sig = the value's fp32 bits; exp = 1 if FTZ flushes it
+  real,     // sig = the fp32 bits of the value as the unit reads it (a flushed
+            // input: its zero); exp = 0
   real64,   // fp64 rows: handled by the driver with doubles
 };
 Operand operand_kind(const ModelRow& row);

@@ -36,6 +36,8 @@ struct SimdParams {
   bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
   bool out_subnormals;   // pairwise: false = FTZ
   bool normal_products;  // pairwise: products and their sums are zero or normal fp32 (fp16 inputs)
+  bool pos_zero;         // pairwise: neg_zero = positive (a -0 c reads as +0)
+  bool sub_c_emin;       // aligned, out16: a subnormal fp16 c aligns at 2^-14 (sub_c = emin)
   int32_t nan32;         // the unit's NaN
   bool odd_even;         // late: CDNA3 fp8 odd/even groups
   bool exact_zero_c;     // late: ModelRow::late_exact_zero_c
@@ -51,7 +53,7 @@ struct StepRun {
 /// A's row from the run's first k: element l at [l] (docs/kernels.md,
 /// "row panel"). val: the unit's value as float; sig: the integer
 /// significand as float; exp: the decomposition exponent (pack_element).
-/// Pairwise rows: exp flags flushed (subnormal) operands; sig unused.
+/// Pairwise rows: val is the operand as read (a flushed input: its zero); sig, exp unused.
 struct RowPanel {
   const float* val;
   const float* sig;

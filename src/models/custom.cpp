@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Model lookup by name and custom models:
 //   custom:base=B200,round=rne             every row of B200, RNE results
+//   custom:base=A100,out=fp16,floor=-21    A100, its fp16-output rows with floor -21
 //   custom:in=fp16,out=fp32,block=8,frac=24,floor=-132,round=rz
 //                                          one row, every other field default
 // The keys, their values and the paths that read them are the field table
@@ -8,7 +9,8 @@
 // block-scaled units (scaled_fields.h), which only a base has. A custom model names a base
 // or both `in` and `out`. With a base, a key applies to each row whose
 // accumulation path reads it and is refused when no row of the base reads it
-// (the error says what those paths do instead); a key given twice is refused.
+// (the error says what those paths do instead); `in` and `out` then select
+// the rows the other keys apply to; a key given twice is refused.
 #include <cctype>
 #include <map>
 #include <stdexcept>
@@ -125,6 +127,43 @@ std::vector<ModelRow> apply_to_rows(const std::vector<ModelRow>& rows, const std
   return out;
 }
 
+// With a base, in= and out= select the rows the other keys change
+// ("custom:base=A100,out=fp16,floor=-21": the fp16-output rows); the other
+// rows stay as the base has them.
+std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, const std::vector<Override>& ovs,
+                                             const std::string& model) {
+  std::vector<Override> select, change;
+  for (const Override& o : ovs) {
+    const std::string_view key = o.field->key;
+    (key == "in" || key == "out" ? select : change).push_back(o);
+  }
+  if (select.empty()) return apply_to_rows(rows, change, model);
+  std::string selection, all;
+  for (const Override& o : select) selection += (selection.empty() ? "" : ",") + std::string(o.field->key) + "=" + o.value;
+  auto matches = [&](const ModelRow& r) {
+    for (const Override& o : select) {
+      ModelRow probe = r;
+      o.field->parse(probe, o.field->key, o.value);  // refuses an invalid format
+      if (o.field->print(probe) != o.field->print(r)) return false;
+    }
+    return true;
+  };
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string name = std::string(info(rows[i].in).name) + "->" + info(rows[i].out).name;
+    if (all.find(name) == std::string::npos) all += (all.empty() ? "" : ", ") + name;
+    if (matches(rows[i])) chosen.push_back(i);
+  }
+  if (chosen.empty())
+    throw std::invalid_argument("custom model: no row of " + model + " has " + selection + " (its rows: " + all + ")");
+  std::vector<ModelRow> sel;
+  for (std::size_t i : chosen) sel.push_back(rows[i]);
+  sel = apply_to_rows(sel, change, model + " (rows with " + selection + ")");
+  std::vector<ModelRow> out = rows;
+  for (std::size_t j = 0; j < chosen.size(); ++j) out[chosen[j]] = sel[j];
+  return out;
+}
+
 }  // namespace
 
 void apply_overrides(ModelRow& row, std::string_view overrides) {
@@ -174,7 +213,7 @@ Model custom_model(const std::string& spec) {
     if (!b)
       throw UnknownModelError("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
     m.gpu = b->gpu;
-    m.rows = apply_to_rows(b->rows, ovs, b->name);
+    m.rows = apply_to_selected_rows(b->rows, ovs, b->name);
     m.scaled = scaled_fields::apply(b->scaled, scaled, b->name);
     return m;
   }

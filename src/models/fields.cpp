@@ -74,6 +74,10 @@ constexpr Name<LateRd> kLateRds[] = {{"two_stage", LateRd::two_stage},
                                      {"single_stage", LateRd::single_stage}};
 constexpr Name<FlushSign> kFlushSigns[] = {{"positive", FlushSign::positive},
                                            {"keep", FlushSign::keep}};
+constexpr Name<OverflowInf> kOverflowInfs[] = {{"ieee", OverflowInf::ieee},
+                                               {"inputs_first", OverflowInf::inputs_first}};
+constexpr Name<SubnormalC> kSubnormalCs[] = {{"emin", SubnormalC::emin}, {"lead", SubnormalC::lead}};
+constexpr Name<NegZero> kNegZeros[] = {{"keep", NegZero::keep}, {"positive", NegZero::positive}};
 
 template <typename E, std::size_t N>
 E to_enum(std::string_view key, std::string_view v, const Name<E> (&names)[N]) {
@@ -263,6 +267,24 @@ constexpr Field kFields[] = {
       N("0", "rounds every product to fp32, where one >= 2^128 overflows to Inf by itself"),
       N("0", "forms each product inside an IEEE FMA, which overflows as IEEE does")},
      parse_bool<&M::product_overflow>, print_bool<&M::product_overflow>, "1 0"},
+    {"ovf_inf", "ieee, inputs_first",
+     "an overflowing product against an infinite input or c: ieee (one more infinity: opposite ones give NaN) or "
+     "inputs_first (the infinite input or c decides)",
+     {C(When::product_overflow, "ieee"), C(When::product_overflow, "ieee"),
+      N("ieee", "rounds every product to fp32, where an overflow is an IEEE infinity"),
+      N("ieee", "forms each product inside an IEEE FMA, which overflows as IEEE does")},
+     parse_enum<&M::overflow_inf, kOverflowInfs>, print_enum<&M::overflow_inf, kOverflowInfs>, "inputs_first ieee"},
+    {"sub_c", "emin, lead",
+     "alignment exponent of a subnormal fp16 c: emin (fp16's -14, as subnormal inputs are read) or lead (its "
+     "leading bit, as if widened to fp32)",
+     {C(When::out_fp16, "emin"), N("emin", "sums c exactly, whatever its alignment"),
+      N("emin", "adds c in fp32 arithmetic (RNE), with no alignment window"), N("emin", kFmaNoWindow)},
+     parse_enum<&M::sub_c, kSubnormalCs>, print_enum<&M::sub_c, kSubnormalCs>, "lead emin"},
+    {"neg_zero", "keep, positive", "how -0 in A, B and the c entering each block is read: keep (IEEE) or positive (+0)",
+     {N("keep", "drops zero products and reads c = 0 as no term, so a zero's sign never reaches the result"),
+      N("keep", "drops zero products and adds no zero c, so a zero's sign never reaches the result"), R,
+      N("keep", kFmaIeee)},
+     parse_enum<&M::neg_zero, kNegZeros>, print_enum<&M::neg_zero, kNegZeros>, "positive keep"},
     {"nan32", "an fp32 NaN bit pattern", "NaN produced for fp32 (and, widened, fp64) results",
      {C(When::out_not_fp16, "0x7fffffff"), C(When::out_not_fp16, "0x7fffffff"), C(When::out_not_fp16, "0x7fffffff"),
       C(When::out_not_fp16, "0x7fffffff")},
@@ -290,6 +312,7 @@ const char* when_text(When w) {
     case When::out_not_fp16: return "out=fp32 or fp64";
     case When::out_flushes: return "out_sub=0";
     case When::out_flushes_small: return "out_sub=0 and products that can lie below out's normal range";
+    case When::product_overflow: return "prd_ovf=1";
     default: return "";
   }
 }
@@ -308,6 +331,7 @@ bool holds(When w, const ModelRow& r) {
     case When::out_fp16: return r.out == Fmt::fp16;
     case When::out_not_fp16: return r.out != Fmt::fp16;
     case When::out_flushes: return !r.out_subnormals;
+    case When::product_overflow: return r.product_overflow;
     case When::out_flushes_small:  // a sum of products can be subnormal in out
       return !r.out_subnormals &&
              2 * (info(unit_in).emin() - info(unit_in).man_bits) < info(r.out).emin();

@@ -31,6 +31,7 @@ enum class When : uint8_t {
   out_flushes,        // out_sub = 0
   out_flushes_small,  // out_sub = 0 and a product can lie below out's normal
                       // range (a flushed result is reachable; bf16, fp16->fp16)
+  product_overflow,   // prd_ovf = 1
   lookup,             // identity: read by the model lookup, not the arithmetic
 };
 

@@ -59,6 +59,26 @@ enum class LateRd : uint8_t {
 /// Sign of values flushed to zero by FTZ.
 enum class FlushSign : uint8_t { positive, keep };
 
+/// Alignment exponent of a subnormal accumulator of the output format
+/// entering a block (fp16 results; docs/models.md §2.4 step 2).
+enum class SubnormalC : uint8_t {
+  emin,  // the format's minimum normal exponent, as subnormal inputs are read
+  lead,  // its leading bit, as if widened to fp32 first (the toolbox's reading)
+};
+
+/// How a product that overflows (|a_i*b_i| >= 2^128, product_overflow)
+/// meets an infinite input or c (docs/models.md §2.10).
+enum class OverflowInf : uint8_t {
+  ieee,          // the overflow is one more infinity: with an opposite one, NaN
+  inputs_first,  // an infinite input or c decides; overflow counts among finite ones
+};
+
+/// How the pairwise path reads a -0 input or accumulator (docs/models.md §2.8).
+enum class NegZero : uint8_t {
+  keep,      // IEEE: -0 stays -0
+  positive,  // read as +0, flushed with the subnormals (MMA-Sim's reading)
+};
+
 inline constexpr int kNoFloor = INT_MIN;
 
 /// One (GPU family, instruction, input format, output format) row.
@@ -102,6 +122,9 @@ struct ModelRow {
   bool out_subnormals = true;  // false: subnormal c, products and results -> 0
   FlushSign flush_sign = FlushSign::positive;
   bool product_overflow = false;  // |a_i*b_i| >= 2^128 gives +-Inf (NaN if both signs)
+  OverflowInf overflow_inf = OverflowInf::ieee;  // an overflowing product against infinite inputs
+  SubnormalC sub_c = SubnormalC::emin;  // alignment of a subnormal fp16 c
+  NegZero neg_zero = NegZero::keep;     // pairwise: how -0 inputs and c are read
   uint32_t nan32 = 0x7FFFFFFFu;   // NaN produced for fp32 results
   uint16_t nan16 = 0x7FFF;        // NaN produced for fp16 results
 

@@ -43,27 +43,40 @@ bool is_subnormal(Fmt f, const Unpacked& u) {
 // Special values (docs/models.md §2.10): decided over one step before any arithmetic.
 //   any NaN input, 0 * Inf, or +Inf and -Inf together -> NaN (NaN first);
 //   otherwise an infinite product or c -> that infinity.
+// A subnormal input the unit flushes (in_sub = 0) is a zero here: flushed
+// 0 * Inf or NaN is NaN (docs/models.md §2.2 step 1). `overflow` adds the
+// infinities of overflowing products (ovf_inf = ieee, §2.2 step 4).
 
 struct Special {
   bool hit = false;
   uint64_t bits = 0;
 };
 
+// The signs of the infinities met in one step.
+struct InfSigns {
+  bool pos = false, neg = false;
+  void note(bool n) { (n ? neg : pos) = true; }
+};
+
+Class read_class(const ModelRow& row, Fmt in, const Unpacked& x) {
+  return !row.in_subnormals && is_subnormal(in, x) ? Class::zero : x.cls;
+}
+
 Special specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
-                 const uint64_t* b, const Unpacked& c) {
-  bool nan = c.cls == Class::nan, pos = false, neg = false;
-  auto note_inf = [&](bool n) { (n ? neg : pos) = true; };
-  if (c.cls == Class::inf) note_inf(c.neg);
+                 const uint64_t* b, const Unpacked& c, InfSigns infs = {}) {
+  bool nan = c.cls == Class::nan;
+  if (c.cls == Class::inf) infs.note(c.neg);
   for (std::size_t i = 0; i < k; ++i) {
     const Unpacked x = decode(in, a[i]), y = decode(in, b[i]);
-    if (x.cls == Class::nan || y.cls == Class::nan) nan = true;
-    if (x.cls == Class::inf || y.cls == Class::inf) {
-      if (x.cls == Class::zero || y.cls == Class::zero) nan = true;
-      else note_inf(x.neg != y.neg);
+    const Class cx = read_class(row, in, x), cy = read_class(row, in, y);
+    if (cx == Class::nan || cy == Class::nan) nan = true;
+    if (cx == Class::inf || cy == Class::inf) {
+      if (cx == Class::zero || cy == Class::zero) nan = true;
+      else infs.note(x.neg != y.neg);
     }
   }
-  if (nan || (pos && neg)) return {true, nan_result(row)};
-  if (pos || neg) return {true, inf_bits(row.out, neg)};
+  if (nan || (infs.pos && infs.neg)) return {true, nan_result(row)};
+  if (infs.pos || infs.neg) return {true, inf_bits(row.out, infs.neg)};
   return {};
 }
 
@@ -93,24 +106,38 @@ std::vector<Product> products(const ModelRow& row, Fmt in, std::size_t k, const 
   return ps;
 }
 
-// CDNA2/CDNA3 product overflow (docs/models.md §2.2 item 4): |p| >= 2^128 gives the
-// product's signed infinity, or NaN when such products have both signs.
-Special product_overflow(const ModelRow& row, const std::vector<Product>& ps) {
-  bool pos = false, neg = false;
+// CDNA2/CDNA3 product overflow (docs/models.md §2.2 item 4): the signs of the
+// products with |p| >= 2^128, each of which reads as its signed infinity.
+InfSigns overflow_signs(const std::vector<Product>& ps) {
+  InfSigns s;
   for (const Product& p : ps)
-    if (lead_exp(p.t) >= 128) (p.t.neg ? neg : pos) = true;
-  if (pos && neg) return {true, nan_result(row)};
-  if (pos || neg) return {true, inf_bits(row.out, neg)};
+    if (lead_exp(p.t) >= 128) s.note(p.t.neg);
+  return s;
+}
+
+// The special values of one step, product overflow included (§2.10): with
+// ovf_inf = ieee an overflowing product is one more infinity of the step;
+// with inputs_first the infinite inputs and c decide first.
+Special step_specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a, const uint64_t* b,
+                      const Unpacked& c, const std::vector<Product>& ps) {
+  const InfSigns ovf = row.product_overflow ? overflow_signs(ps) : InfSigns{};
+  if (row.overflow_inf == OverflowInf::ieee) return specials(row, in, k, a, b, c, ovf);
+  if (Special s = specials(row, in, k, a, b, c); s.hit) return s;
+  if (ovf.pos && ovf.neg) return {true, nan_result(row)};
+  if (ovf.pos || ovf.neg) return {true, inf_bits(row.out, ovf.neg)};
   return {};
 }
 
-// The accumulator as a term: from its fp32 encoding even for fp16 outputs
-// (docs/models.md §2.4 step 2), so a subnormal fp32 c has exponent -126.
-std::optional<Term> c_term(Fmt out, uint64_t c) {
-  const Fmt wide = out == Fmt::fp16 ? Fmt::fp32 : out;
-  const Unpacked u = decode(wide, out == Fmt::fp16 ? to_fp32_bits(out, c) : c);
+// The accumulator as a term (docs/models.md §2.4 step 2): decomposed in its
+// own format, so a subnormal c sits at the format's minimum normal exponent
+// (-126 for fp32, -14 for fp16) with a significand below 1; with sub_c = lead
+// an fp16 c is read through its fp32 encoding, a subnormal at its leading bit.
+std::optional<Term> c_term(const ModelRow& row, uint64_t c) {
+  const bool widen = row.out == Fmt::fp16 && row.sub_c == SubnormalC::lead;
+  const Fmt f = widen ? Fmt::fp32 : row.out;
+  const Unpacked u = decode(f, widen ? to_fp32_bits(row.out, c) : c);
   if (u.cls != Class::finite) return std::nullopt;
-  return term_of(wide, u);
+  return term_of(f, u);
 }
 
 // ---------------------------------------------------------------------------
@@ -189,7 +216,7 @@ uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64
   if (cu.cls == Class::inf) return c;
   std::vector<Term> ts = prods;
   std::optional<int> zero_c;
-  if (auto t = c_term(row.out, c)) ts.push_back(*t);
+  if (auto t = c_term(row, c)) ts.push_back(*t);
   else if (row.zero_c_is_term && !ts.empty()) zero_c = row.zero_c_exp;
   if (ts.empty()) return zero_bits(row.out, false);  // empty block: +0
   const Partial p = align_sum(ts, row.frac_bits, row.align_floor, zero_c);
@@ -223,7 +250,7 @@ Partial combine_rd(const Partial& x, const Partial& y) {
 // the exact sum of `terms` (PA L3, i = 23), not P.
 uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c, const std::vector<Term>& terms) {
   const int F = row.frac_bits;
-  const std::optional<Term> ct = c_term(row.out, c);
+  const std::optional<Term> ct = c_term(row, c);
   if (P.empty && !ct) return zero_bits(row.out, false);
   if (!ct && !row.zero_c_is_term)
     return round_partial(row, P.S, P.E - F, row.final_round);
@@ -309,12 +336,9 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
   const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
   auto finish = [&](uint64_t t) { return late_c ? add_round(row, t, c, row.late_round) : t; };
   const Unpacked c_in_sum = late_c ? decode(row.out, zero_bits(row.out, false)) : cu;
-  if (Special s = specials(row, in, k, a, b, c_in_sum); s.hit) return finish(s.bits);
-  if (!row.out_subnormals && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
-
   const std::vector<Product> ps = products(row, in, k, a, b);
-  if (row.product_overflow)
-    if (Special s = product_overflow(row, ps); s.hit) return finish(s.bits);
+  if (Special s = step_specials(row, in, k, a, b, c_in_sum, ps); s.hit) return finish(s.bits);
+  if (!row.out_subnormals && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
 
   switch (row.c_entry) {
     case CEntry::early:
@@ -358,10 +382,8 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
 uint64_t exact_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                     uint64_t c) {
   const Unpacked cu = decode(row.out, c);
-  if (Special s = specials(row, row.in, k, a, b, cu); s.hit) return s.bits;
   const std::vector<Product> ps = products(row, row.in, k, a, b);
-  if (row.product_overflow)
-    if (Special s = product_overflow(row, ps); s.hit) return s.bits;
+  if (Special s = step_specials(row, row.in, k, a, b, cu, ps); s.hit) return s.bits;
   WideAccumulator acc;
   bool any = false;
   for (const Product& p : ps) {
@@ -417,20 +439,28 @@ struct Ieee {
 
 // CDNA2 (docs/models.md §2.8, pairwise): products rounded to fp32, a pairwise tree of fp32
 // additions, c added last; FTZ of inputs, c, products and every sum.
+//
+// An input the unit flushes is a zero (of its own sign under flush_sign =
+// keep, else +0) multiplied as IEEE does: 0 * Inf or NaN = NaN, 0 * finite =
+// a zero with the product's sign (docs/models.md §2.2 step 1). With
+// neg_zero = positive, -0 inputs and c read as +0.
 uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                        uint64_t c) {
   const Ieee op{row, row.out};
   const bool keep = row.flush_sign == FlushSign::keep;
+  const bool pos_zero = row.neg_zero == NegZero::positive;
+  auto positive = [&](Fmt f, uint64_t x) { return pos_zero && decode(f, x).cls == Class::zero ? 0 : x; };
+  auto read_input = [&](uint64_t x) {
+    const Unpacked u = decode(row.in, x);
+    return positive(row.in, !row.in_subnormals && is_subnormal(row.in, u) ? zero_bits(row.in, keep && u.neg) : x);
+  };
   uint64_t p[4];
   const std::size_t g = static_cast<std::size_t>(row.pair_group);
   for (std::size_t i = 0; i < g; ++i) {
-    uint64_t x = i < k ? a[i] : 0, y = i < k ? b[i] : 0;
-    if (!row.in_subnormals &&
-        (is_subnormal(row.in, decode(row.in, x)) || is_subnormal(row.in, decode(row.in, y))))
-      x = y = 0;
+    const uint64_t x = read_input(i < k ? a[i] : 0), y = read_input(i < k ? b[i] : 0);
     p[i] = op.flush(op.fma(row.in, x, y, zero_bits(row.out, true)), keep);  // RNE32(a*b)
   }
-  c = op.flush(c, keep);
+  c = positive(row.out, op.flush(c, keep));
   uint64_t t = op.flush(op.add(p[0], p[1]), true);
   if (g == 4) t = op.flush(op.add(t, op.flush(op.add(p[2], p[3]), true)), true);
   uint64_t d = op.flush(op.add(c, t), true);

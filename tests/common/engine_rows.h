@@ -67,7 +67,10 @@ inline std::vector<std::pair<std::string, ModelRow>> all_rows() {
   // Variants the registry does not hold.
   for (const char* spec : {"custom:base=MI300X,late_rd=single_stage", "custom:base=H100,round=rd",
                            "custom:base=A100,round=ru,floor=none", "custom:base=MI250,flush_sign=keep",
-                           "custom:base=V100,zero_c=-126,in_sub=0,out_sub=0,product=normalised"})
+                           "custom:base=V100,zero_c=-126,in_sub=0,out_sub=0,product=normalised",
+                           // the alternatives of docs/models.md §9
+                           "custom:base=A100,out=fp16,floor=-21,sub_c=lead", "custom:base=L40S,sub_c=lead",
+                           "custom:base=MI300X,ovf_inf=inputs_first", "custom:base=MI250,neg_zero=positive"})
   {
     const Model m = lookup_model(spec);
     for (const ModelRow& r : m.rows) v.push_back({std::string(spec) + " " + r.instr, r});

@@ -149,9 +149,12 @@ TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_f
       }
       const bool subnormal = u.cls == Class::finite && u.sig < (1ull << man);
       int32_t want_sig, want_exp;
-      if (real) {
-        want_sig = static_cast<int32_t>(to_fp32_bits(row.in, h));
-        want_exp = !row.in_subnormals && subnormal;
+      if (real) {  // the value as read: a flushed input is its zero (sign per flush_sign), -0 per neg_zero
+        uint64_t v = to_fp32_bits(row.in, h);
+        if (!row.in_subnormals && subnormal) v = zero_bits(Fmt::fp32, row.flush_sign == FlushSign::keep && u.neg);
+        if (row.neg_zero == NegZero::positive && decode(Fmt::fp32, v).cls == Class::zero) v = 0;
+        want_sig = static_cast<int32_t>(v);
+        want_exp = 0;
       } else if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {
         want_sig = 0;
         want_exp = fast::kZeroExp;

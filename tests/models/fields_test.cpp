@@ -78,6 +78,9 @@ const Case kCases[] = {
     // sign (flush_sign on the pairwise path); two steps of four.
     {Fmt::fp16, 0x80000001, std::vector<std::pair<uint64_t, uint64_t>>(8, {0x8000, 0})},
     {Fmt::bf16, 0x80000001, std::vector<std::pair<uint64_t, uint64_t>>(8, {0x8000, 0})},
+    // -0 products (-0 * 1) and c = -0: -0 under IEEE, +0 where -0 reads as
+    // +0 (neg_zero on the pairwise path).
+    {Fmt::fp16, 0x80000000, std::vector<std::pair<uint64_t, uint64_t>>(8, {0x8000, 0x3C00})},
 };
 
 std::string hand_made_difference(const ModelRow& a, const ModelRow& b) {
