@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "decisive.h"
 #include "ensemble.h"
 #include "formats.h"
 #include "fragments.h"
@@ -483,6 +484,8 @@ int main(int argc, char** argv) {
                 driver, runtime);
     std::printf("seed %llu, %zu samples per set, packing %s\n", static_cast<unsigned long long>(opt->seed), opt->n,
                 packing_name(opt->packing));
+    const std::vector<DecisiveVector> decisive =
+        opt->decisive.empty() ? std::vector<DecisiveVector>{} : load_decisive(opt->decisive);
     for (Instr in : opt->instrs)
       for (InFmt f : opt->fmts) {
         if (!supported(in, f)) continue;
@@ -512,7 +515,8 @@ int main(int argc, char** argv) {
           }
           // 2. the ensembles.
           auto t0 = std::chrono::steady_clock::now();
-          const Ensemble e = generate(f, s.k, opt->sets, opt->n, opt->seed);
+          Ensemble e = generate(f, s.k, opt->sets, opt->n, opt->seed);
+          if (!decisive.empty()) e.append(decisive_set(decisive, iname, f, s.k));
           const TileBatch tb = pack(e, s, opt->packing);
           const double t_gen = seconds_since(t0);
           t0 = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@ if(NOT TARGET mmaemu_hwcheck_host)
   add_library(mmaemu_hwcheck_host STATIC
     ${_hwcheck_dir}/formats.cpp
     ${_hwcheck_dir}/ensemble.cpp
+    ${_hwcheck_dir}/decisive.cpp
     ${_hwcheck_dir}/tiles.cpp
     ${_hwcheck_dir}/writer.cpp
     ${_hwcheck_dir}/options.cpp

@@ -43,6 +43,8 @@ std::string usage() {
          "  --sets LIST        em-normal,em-subnormal,em-cmatch,bits,edge (default all)\n"
          "  --packing P        diagonal (min(M,N) samples per instruction, default) or single\n"
          "  --probe-tiles T    tiles of the exact layout probe per kernel (default 64, 0: none)\n"
+         "  --decisive FILE    also run the decisive vectors of FILE (tools/hwcheck/decisive.txt):\n"
+         "                     the sub-sets decisive:<id>, read back by tools/hwcheck/decide.py\n"
          "  --device I         CUDA device ordinal (default 0)\n"
          "  --help\n";
 }
@@ -62,6 +64,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, std::str
     if (i + 1 >= argc) return fail("missing value after " + std::string(arg));
     const std::string_view val = argv[++i];
     if (arg == "--out") o.out = std::string(val);
+    else if (arg == "--decisive") o.decisive = std::string(val);
     else if (arg == "--gpu") {
       if (val.empty() || val.find('/') != std::string_view::npos) return fail("bad --gpu name");
       o.gpu = std::string(val);

@@ -26,6 +26,7 @@ struct Options {
   std::vector<SetKind> sets{std::begin(kAllSetKinds), std::end(kAllSetKinds)};  // --sets
   Packing packing = Packing::diagonal; // --packing diagonal|single
   size_t probe_tiles = 64;             // --probe-tiles T (0: no layout probe)
+  std::filesystem::path decisive;      // --decisive FILE (empty: none)
   int device = 0;                      // --device I
   bool help = false;                   // --help
 };

@@ -88,7 +88,8 @@ gpu_args=()
 [[ -n "$gpu" ]] && gpu_args=(--gpu "$gpu")
 start=$(date +%s)
 status=0
-"$bin" --out "$out" --seed "$seed" --n "$n" "${gpu_args[@]}" "${extra[@]}" || status=$?
+"$bin" --out "$out" --seed "$seed" --n "$n" --decisive "$here/decisive.txt" "${gpu_args[@]}" "${extra[@]}" ||
+  status=$?
 echo "   ($(( $(date +%s) - start )) s on the device)"
 
 # 4. validation, one instruction root at a time
@@ -99,4 +100,7 @@ if [[ $have_validate -eq 1 ]]; then
     "$build/src/mmaemu" validate "$dir" || status=1
   done
 fi
+# 5. the decisive vectors (docs/models.md §9): which reading this GPU follows
+echo "== decisive vectors"
+python3 "$here/decide.py" "$out" "$here/decisive.txt" || status=1
 exit $status
