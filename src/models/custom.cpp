@@ -139,7 +139,10 @@ std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, 
   }
   if (select.empty()) return apply_to_rows(rows, change, model);
   std::string selection, all;
-  for (const Override& o : select) selection += (selection.empty() ? "" : ",") + std::string(o.field->key) + "=" + o.value;
+  for (const Override& o : select) {
+    if (!selection.empty()) selection += ',';
+    selection.append(o.field->key).append("=").append(o.value);
+  }
   auto matches = [&](const ModelRow& r) {
     for (const Override& o : select) {
       ModelRow probe = r;
@@ -151,7 +154,7 @@ std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, 
   std::vector<std::size_t> chosen;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string name = std::string(info(rows[i].in).name) + "->" + info(rows[i].out).name;
-    if (all.find(name) == std::string::npos) all += (all.empty() ? "" : ", ") + name;
+    if (all.find(name) == std::string::npos) all.append(all.empty() ? "" : ", ").append(name);
     if (matches(rows[i])) chosen.push_back(i);
   }
   if (chosen.empty())
