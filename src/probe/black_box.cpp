@@ -2,8 +2,8 @@
 // The black box of a model row. This is the only file of the probe that
 // touches a ModelRow: it reads the instruction's interface (input and output
 // formats, k) and wraps one element of the instruction, ref::dot over k --
-// exactly what ref::tile computes for each D[i][j]. detect.cpp sees the
-// resulting BlackBox and nothing else.
+// exactly what ref::tile computes for each D[i][j]. The detection
+// (detect.cpp, detect_*.cpp) sees the resulting BlackBox and nothing else.
 #include "probe/probe.h"
 #include "ref/reference.h"
 

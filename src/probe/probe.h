@@ -6,9 +6,10 @@
 // output formats and the instruction's k -- and can only call it:
 // d = c + sum_i a_i*b_i for one output element of one instruction. From the
 // outputs of targeted test vectors it infers the unit's numerical features.
-// It never looks at a ModelRow: the detection code (detect.cpp) sees only a
-// BlackBox. A feature the unit's outputs cannot reveal is reported as n/a
-// with the reason, never guessed.
+// It never looks at a ModelRow: the detection code (detect.cpp and the
+// detect_*.cpp files of detect_probe.h) sees only a BlackBox. A feature the
+// unit's outputs cannot reveal is reported as n/a with the reason, never
+// guessed.
 #pragma once
 
 #include <cstdint>
