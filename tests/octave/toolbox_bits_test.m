@@ -46,6 +46,14 @@ function ok = same_bits(got, want, what)
   end
 end
 
+function f = mmaemu_fmt(name)
+  switch name
+    case {'binary16', 'half', 'fp16'}, f = 'fp16';
+    case {'bfloat16', 'bf16'}, f = 'bf16';
+    otherwise, f = name;
+  end
+end
+
 addpath(getenv('MMAEMU_MATLAB_DIR'));
 addpath(getenv('MMAEMU_MEX_DIR'));
 passed = 0; failed = 0;
@@ -143,6 +151,27 @@ for i = 1:rows(checks)
   ok = refused(checks{i, 1}, checks{i, 2});
   passed = passed + ok; failed = failed + ~ok;
 end
+
+% CustomTC with a model file's own parameters gives that function's bits.
+base = struct('armode', 'rz', 'stkbitenabled', 0, 'global_alignment', 1, 'late_partial_sum', 0, ...
+              'odd_even_grouping', 0, 'pair_wise_sum', 0, 'denorm_prd', 1, 'c_min_exp_limit', 0, 'prd_limit', 0, ...
+              'correct_rounding', 0, 'in_subnormals', 1, 'out_subnormals', 1);
+custom = {'H100TC', 16, 2, 'rz', -133, 'binary16'; 'H100TC', 16, 2, 'rz', -133, 'bfloat16'; ...
+          'A100TC', 8, 1, 'rz', -132, 'fp16'; 'A100TC', 8, 1, 'rz', -132, 'tf32'; 'B200TC', 16, 2, 'rz', -133, 'half'};
+for i = 1:rows(custom)
+  [fname, fma, neab, frmode, emin, in] = custom{i, :};
+  if strcmp(in, 'tf32'), fma = 4; end  % the model files' tf32 block
+  p = base; p.fma = fma; p.neab = neab; p.frmode = frmode; p.min_exp_limit = emin;
+  seed = seed + 1;
+  r = reference(sprintf('toolbox %s %s fp32 6 5 70 1 1 %d', fname(1:4), mmaemu_fmt(in), seed));
+  ok = same_bits(CustomTC(1, r.A, r.B, 1, r.C, in, 'fp32', p), feval(fname, 1, r.A, r.B, 1, r.C, in, 'fp32'), ...
+                 sprintf('CustomTC with %s''s parameters, %s, seed %d', fname, in, seed)) && ...
+       same_bits(CustomTC(1, r.A, r.B, 1, r.C, in, 'fp32', p), r.D, sprintf('CustomTC = C API, %s', in));
+  passed = passed + ok; failed = failed + ~ok;
+end
+p = base; p.stkbitenabled = 1;
+ok = refused(@() CustomTC(1, A, B, 0, 0, 'fp16', 'fp32', p), 'stkbitenabled = 1 (a sticky bit in the alignment) is not modelled');
+passed = passed + ok; failed = failed + ~ok;
 
 % A C of zeros given as 0 or [] (as the toolbox's GEMM) is the zero matrix.
 X = mmaemu_round(rand(5, 8), 'fp16'); Y = mmaemu_round(rand(8, 3), 'fp16');
