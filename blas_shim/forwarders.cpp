@@ -56,7 +56,7 @@ void print_forwarded() {
     any = true;
     std::fprintf(stderr, "libmmaemu:   %-6s %8ld calls %12.4g flop\n", c.name, c.calls.load(), c.flops.load());
   }
-  if (!any) std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-2/3 calls\n");
+  if (!any) std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-1/2/3 calls\n");
 }
 
 }  // namespace mmaemu::shim
