@@ -57,15 +57,15 @@ std::vector<RunSpec> parse_runs(const Options& o) {
             {"MI250", "fp16"}, {"MI300X", "fp16"}, {"MI300X", "fp8"}, {"native", "fp32"}};
   if (!o.has("models") || !o.has("inputs")) throw UsageError("--models and --inputs go together");
   std::vector<std::string> names;
-  std::string rest;
   for (const std::string& m : split(o.get("models", ""), ',')) {  // custom:... keeps its key=value pairs
     if (m.find('=') != std::string::npos && !names.empty() && names.back().rfind("custom:", 0) == 0)
       names.back() += "," + m;
-    else if (m == "native")
-      names.push_back(m);
     else
-      names.push_back(m), rest += (rest.empty() ? "" : ",") + m;
+      names.push_back(m);
   }
+  std::string rest;
+  for (const std::string& m : names)
+    if (m != "native") rest += (rest.empty() ? "" : ",") + m;
   if (!rest.empty()) parse_models(rest);  // unknown names: a UsageError with the valid ones
   std::vector<RunSpec> runs;
   for (const std::string& m : names) {
@@ -139,55 +139,62 @@ void write_csv(std::ostream& f, const std::vector<Record>& recs) {
   }
 }
 
-// Iterations against kappa, one curve per unit, one panel per (solver,
-// spectrum, n); runs that did not converge are crosses on the top line.
-std::string plot_script(const std::vector<Record>& recs, const std::vector<std::string>& units, const std::string& png) {
-  std::vector<std::string> panels;  // "solver|spectrum|n" in order of appearance
-  int top = 0;
-  for (const Record& r : recs) {
-    const std::string key = r.solver + "|" + spectrum_name(r.spectrum) + "|" + std::to_string(r.n);
-    if (std::find(panels.begin(), panels.end(), key) == panels.end()) panels.push_back(key);
-    if (r.ir.status == IrStatus::converged) top = std::max(top, r.ir.iterations);
-  }
-  top += 2;
-  std::set<std::size_t> sizes;
-  for (const Record& r : recs) sizes.insert(r.n);
-  const int cols = static_cast<int>(sizes.size()), rows = static_cast<int>((panels.size() + cols - 1) / cols);
-  std::string s = gp_png_preamble(png, 520 * cols, 420 * rows);
+// Refinement steps (GMRES-IR: GMRES iterations in all) against kappa, one
+// curve per unit, one panel per (solver, spectrum) row and n column; runs
+// that did not converge are crosses on the panel's top line.
+std::string plot_script(const std::vector<Record>& recs, const std::vector<std::string>& units,
+                        const std::vector<std::string>& solvers, const std::vector<Spectrum>& spectra,
+                        const std::vector<std::size_t>& sizes, const std::string& png) {
+  static const char* const kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                         "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000"};
+  const int cols = static_cast<int>(sizes.size()), rows = static_cast<int>(solvers.size() * spectra.size());
+  std::string s = gp_png_preamble(png, 480 * cols, 400 * rows);
   s += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + "\n"
-       "set logscale x\nset format x '10^{%L}'\nset key left top font ',8'\nset grid\n"
-       "set xlabel 'condition number {/Symbol k}'\nset ylabel 'refinement steps'\n"
-       "set yrange [-0.5:" + std::to_string(top) + ".5]\n";
+       "set logscale x\nset format x '10^{%L}'\nset grid\nset key left top font ',8' spacing 0.9\n"
+       "set xlabel 'condition number {/Symbol k}'\n";
   int block = 0;
-  for (const std::string& key : panels) {
-    const std::vector<std::string> k = split(key, '|');
-    std::string plots;
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      std::string conv, fail;
-      char line[96];
-      for (const Record& r : recs) {
-        if (r.unit != units[u] || r.solver != k[0] || spectrum_name(r.spectrum) != k[1] || std::to_string(r.n) != k[2])
-          continue;
-        std::snprintf(line, sizeof line, "%.17g %d\n", r.kappa, r.ir.status == IrStatus::converged ? r.ir.iterations : top);
-        (r.ir.status == IrStatus::converged ? conv : fail) += line;
+  bool first = true;
+  for (const std::string& solver : solvers)
+    for (Spectrum spec : spectra)
+      for (std::size_t n : sizes) {
+        const bool gmres = solver == "gmres-ir";
+        auto value = [&](const Record& r) { return gmres ? r.ir.inner : r.ir.iterations; };
+        int top = 0;
+        for (const Record& r : recs)
+          if (r.solver == solver && r.spectrum == spec && r.n == n && r.ir.status == IrStatus::converged)
+            top = std::max(top, value(r));
+        top = top + std::max(2, top / 8);
+        std::string plots;
+        for (std::size_t u = 0; u < units.size(); ++u) {
+          std::string conv, fail;
+          char line[96];
+          for (const Record& r : recs) {
+            if (r.unit != units[u] || r.solver != solver || r.spectrum != spec || r.n != n) continue;
+            const bool ok = r.ir.status == IrStatus::converged;
+            std::snprintf(line, sizeof line, "%.17g %d\n", r.kappa, ok ? value(r) : top);
+            (ok ? conv : fail) += line;
+          }
+          const std::string colour = std::string(" lc rgb '") + kColours[u % 11] + "'";
+          const std::string title = first ? " title " + gp_quote(units[u]) : " notitle";
+          const std::string b = std::to_string(block++);
+          if (!conv.empty()) {
+            s += "$c" + b + " << EOD\n" + conv + "EOD\n";
+            plots += std::string(plots.empty() ? "" : ", ") + "$c" + b + " using 1:2 with linespoints ps 0.7 pt " +
+                     std::to_string(u % 5 + 5) + colour + title;
+          }
+          if (!fail.empty()) {
+            s += "$f" + b + " << EOD\n" + fail + "EOD\n";
+            plots += std::string(plots.empty() ? "" : ", ") + "$f" + b + " using 1:2 with points pt 2 ps 1.2" + colour +
+                     (conv.empty() ? title : " notitle");
+          }
+        }
+        s += std::string("set ylabel ") + (gmres ? "'GMRES iterations (all steps)'" : "'refinement steps'") + "\n";
+        s += "set yrange [-0.5:" + std::to_string(top) + ".5]\n";
+        s += "set title " + gp_quote(solver + ", " + spectrum_name(spec) + " singular values, n = " + std::to_string(n) +
+                                     " (x: no convergence)") + "\n";
+        s += plots.empty() ? "plot 1/0 notitle\n" : "plot " + plots + "\n";
+        first = false;
       }
-      const std::string lc = " lc " + std::to_string(u + 1);
-      if (!conv.empty()) {
-        s += "$c" + std::to_string(block) + " << EOD\n" + conv + "EOD\n";
-        plots += std::string(plots.empty() ? "" : ", ") + "$c" + std::to_string(block) +
-                 " using 1:2 with linespoints pt 7 ps 0.8" + lc + " title " + gp_quote(units[u]);
-      }
-      if (!fail.empty()) {
-        s += "$f" + std::to_string(block) + " << EOD\n" + fail + "EOD\n";
-        plots += std::string(plots.empty() ? "" : ", ") + "$f" + std::to_string(block) + " using 1:2 with points pt 2 ps 1.2" +
-                 lc + (conv.empty() ? " title " + gp_quote(units[u] + " (none converged)") : " notitle");
-      }
-      ++block;
-    }
-    s += "set title " + gp_quote(k[0] + ", " + k[1] + " singular values, n = " + k[2] +
-                                 " (x on the top line: no convergence)") + "\n";
-    s += plots.empty() ? "plot 1/0 notitle\n" : "plot " + plots + "\n";
-  }
   return s + "unset multiplot\n";
 }
 
@@ -348,7 +355,7 @@ int cmd_lu_ir(const std::vector<std::string>& args, std::ostream& out, std::ostr
     const std::string png = (std::filesystem::path(dir) / "lu_ir.png").string();
     std::error_code ec;
     std::filesystem::remove(png, ec);
-    const PlotStatus st = run_gnuplot(plot_script(recs, labels, png));
+    const PlotStatus st = run_gnuplot(plot_script(recs, labels, solvers, spectra, sizes, png));
     if (st.ok && std::filesystem::exists(png)) out << "wrote " << png << "\n";
     else err << "mmaemu experiment lu-ir: warning: no chart " << png << ": " << (st.ok ? "gnuplot wrote nothing" : st.message) << "\n";
   }

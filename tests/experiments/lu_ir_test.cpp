@@ -315,4 +315,12 @@ TEST_CASE("lu-ir: bad options are refused with a message") {
   CHECK(cmd_experiment({"lu-ir", "--n", "16", "--kappa", "10", "--models", "V100", "--inputs", "bf16", "--quiet"},
                        out, err) == 2);
   CHECK(out.str().find("skipped V100 bf16") != std::string::npos);
+  // A custom model keeps its key=value pairs in the list.
+  std::ostringstream out2, err2;
+  CHECK(cmd_experiment({"lu-ir", "--n", "16", "--kappa", "10", "--models", "custom:base=H100,round=rne,native",
+                        "--inputs", "fp16", "--quiet"},
+                       out2, err2) == 0);
+  INFO(out2.str() << err2.str());
+  CHECK(out2.str().find("custom:base=H100,round=rne fp16") != std::string::npos);
+  CHECK(out2.str().find("native fp32") != std::string::npos);
 }
