@@ -178,7 +178,8 @@ static mxArray* cmd_toolbox(int nrhs, const mxArray* prhs[]) {
   double* a = mxMalloc(m * k * sizeof(double) + 8);
   double* b = mxMalloc(k * n * sizeof(double) + 8);
   double* c = c_operand(prhs[6], m, n, fname);
-  /* GEMM.m: A = cpfloat(alpha*A), B = cpfloat(B) (RNE; tf32 RZ), C = cpfloat(beta*C) (fp32 RZ, fp16 RNE). */
+  /* The toolbox's GEMM (docs/octave.md §3): alpha*A and B rounded to the input format (RNE;
+     tf32 RZ), beta*C to the output format (fp32 RZ, fp16 RNE). */
   const mmaemu_rounding rin = in == MMAEMU_TF32 ? MMAEMU_RZ : MMAEMU_RNE;
   round_to(in, rin, A, alpha, m * k, m, a, fname, "alpha*A", 1);
   round_to(in, rin, B, 1.0, k * n, k, b, fname, "B", 1);

@@ -1,8 +1,8 @@
 % SPDX-License-Identifier: BSD-3-Clause
-% A toolbox-style multi-word loop: the inner loop of the toolbox's
-% matmul_test.m (the word split, then matmul(): the word products on the
-% model's tensor cores, u^(j+k-2) as alpha, accumulated into C) written as a
-% toolbox user writes it, with mmaemu_round where the script calls CPFloat
+% A toolbox-style multi-word loop: the inner loop of the toolbox's multi-word
+% experiment (docs/octave.md §6): the word split, then matmul(), the word
+% products on the model's tensor cores with u^(j+k-2) as alpha, accumulated
+% into C, written as a toolbox user writes it, with mmaemu_round where the script calls CPFloat
 % (round to nearest). It must run unchanged on the toolbox-named functions
 % and give the bits of the same loop through the C API (octave_ref multiword).
 1;
@@ -61,7 +61,7 @@ for i = 1:rows(runs)
   r = reference(sprintf('multiword %s %s %d 10 10 300 %d', name, ours, p, seed));
   inopt.format = fmt; outopt.format = 'binary32';
   u = 2^-t;
-  % matmul_test.m's split (CPFloat -> mmaemu_round).
+  % The experiment's split (CPFloat -> mmaemu_round).
   temp1 = r.A; temp2 = r.B;
   LA{1} = mmaemu_round(temp1, fmt);
   BM{1} = mmaemu_round(temp2, fmt);

@@ -14,7 +14,7 @@
      octave_ref sgemm MODEL POLICY M N K SEED FILE
          fp32 operands, D = mmaemu_sgemm (what the shim gives sgemm_)
      octave_ref multiword MODEL IN P M N K SEED FILE
-         A, B in [-1, 1) as doubles; p words each (matmul_test.m's split,
+         A, B in [-1, 1) as doubles; p words each (the toolbox experiment's split,
          RNE), D = sum over j + k - 2 < p of the toolbox GEMM of
          (u^(j+k-2) A_j, B_k) accumulated into D (u = 2^-t of IN)
 
