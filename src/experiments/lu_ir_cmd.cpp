@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <algorithm>
 #include <set>
 #include <ostream>
@@ -236,9 +237,12 @@ int cmd_lu_ir(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
 
   // The units, each checked once: a model without the unit is skipped.
+  struct ModelFree {
+    void operator()(mmaemu_model* m) const { mmaemu_model_free(m); }
+  };
   struct Unit {
     LuUnit lu;
-    mmaemu_model* handle = nullptr;
+    std::shared_ptr<mmaemu_model> handle;
   };
   std::vector<Unit> units;
   for (const RunSpec& r : parse_runs(o)) {
@@ -247,21 +251,21 @@ int cmd_lu_ir(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (r.model == "native") {
       u.lu.label = "native fp32";
     } else {
-      if (mmaemu_model_lookup(r.model.c_str(), &u.handle) != MMAEMU_OK) throw UsageError(std::string("--models: ") + mmaemu_last_error());
+      mmaemu_model* m = nullptr;
+      if (mmaemu_model_lookup(r.model.c_str(), &m) != MMAEMU_OK)
+        throw UsageError(std::string("--models: ") + mmaemu_last_error());
+      u.handle.reset(m, ModelFree{});
       mmaemu_gemm_options opt;
-      int m, n, k;
-      if (mmaemu_parse_policy(r.policy.c_str(), &opt) != MMAEMU_OK) {
-        mmaemu_model_free(u.handle);
+      int tm, tn, tk;
+      if (mmaemu_parse_policy(r.policy.c_str(), &opt) != MMAEMU_OK)
         throw UsageError(std::string("--inputs: ") + mmaemu_last_error());
-      }
-      if (mmaemu_tile_shape(u.handle, opt.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK) {
+      if (mmaemu_tile_shape(m, opt.input, MMAEMU_FP32, &tm, &tn, &tk) != MMAEMU_OK) {
         out << "skipped " << r.model << " " << r.policy << ": " << mmaemu_last_error() << "\n";
-        mmaemu_model_free(u.handle);
         continue;
       }
-      u.lu.model = u.handle;
+      u.lu.model = m;
       u.lu.policy = r.policy;
-      u.lu.label = std::string(mmaemu_model_name(u.handle)) + " " + r.policy;
+      u.lu.label = std::string(mmaemu_model_name(m)) + " " + r.policy;
     }
     units.push_back(u);
   }
@@ -308,7 +312,6 @@ int cmd_lu_ir(const std::vector<std::string>& args, std::ostream& out, std::ostr
       }
   }
   const double total = seconds_since(t_all);
-  for (Unit& u : units) mmaemu_model_free(u.handle);
 
   // The tables: one per (n, spectrum, solver), kappa down, units across.
   std::vector<std::string> labels;
