@@ -30,6 +30,10 @@ Counter g_counters[] = {
     {"stbmv"}, {"dtbmv"}, {"stpmv"}, {"dtpmv"}, {"strsv"}, {"dtrsv"}, {"stbsv"}, {"dtbsv"},
     {"stpsv"}, {"dtpsv"}, {"sger"},  {"dger"},  {"ssyr"},  {"dsyr"},  {"sspr"},  {"dspr"},
     {"ssyr2"}, {"dsyr2"}, {"sspr2"}, {"dspr2"},
+    // level 1 (level1.cpp): the Fortran names LAPACK's unblocked panels call
+    {"isamax"}, {"idamax"}, {"sswap"}, {"dswap"}, {"sscal"}, {"dscal"}, {"scopy"}, {"dcopy"},
+    {"saxpy"}, {"daxpy"}, {"sdot"}, {"ddot"}, {"snrm2"}, {"dnrm2"}, {"sasum"}, {"dasum"},
+    {"srot"}, {"drot"},
 };
 
 
@@ -52,7 +56,7 @@ void print_forwarded() {
     any = true;
     std::fprintf(stderr, "libmmaemu:   %-6s %8ld calls %12.4g flop\n", c.name, c.calls.load(), c.flops.load());
   }
-  if (!any) std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-2/3 calls\n");
+  if (!any) std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-1/2/3 calls\n");
 }
 
 }  // namespace mmaemu::shim

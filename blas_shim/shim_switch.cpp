@@ -24,7 +24,10 @@ using mmaemu_shim::Config;
 
 std::mutex g_switch;  // serialises mmaemu_shim_set
 std::atomic<const Config*> g_current{nullptr};
-std::map<std::pair<std::string, std::string>, std::unique_ptr<Config>> g_settings;  // under g_switch
+// Never destroyed (the settings live as long as the process; a call on
+// another thread during exit may still read one), so that their models stay
+// reachable for LeakSanitizer too.
+auto& g_settings = *new std::map<std::pair<std::string, std::string>, std::unique_ptr<Config>>;  // under g_switch
 
 }  // namespace
 

@@ -11,5 +11,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
   python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test \
   libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin \
-  pybind11-dev python3-pybind11 python3-pytest python3-matplotlib >/dev/null
+  pybind11-dev python3-pybind11 python3-pytest python3-matplotlib \
+  liblapack3 liblapack-dev python3-scipy octave liboctave-dev >/dev/null
 echo "setup-debian: packages installed"

@@ -4,7 +4,7 @@
 //   mmaemu validate ROOT...      compare models with hardware data
 //   mmaemu probe --model M ...   detect a unit's features (black box)
 //   mmaemu compare [...]         one product on several models, errors
-//   mmaemu experiment NAME [...] the papers' experiments (multiword)
+//   mmaemu experiment NAME [...] the experiments (multiword, lu-ir)
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -177,7 +177,10 @@ void usage(FILE* f) {
                "                      exact product; mmaemu compare --help\n"
                "  experiment multiword [options]\n"
                "                      the papers' multi-word GEMM experiment (CSV, PNG);\n"
-               "                      mmaemu experiment multiword --help\n");
+               "                      mmaemu experiment multiword --help\n"
+               "  experiment lu-ir [options]\n"
+               "                      mixed-precision iterative refinement with the unit's LU\n"
+               "                      (CSV, PNG); mmaemu experiment lu-ir --help\n");
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "experiments/common.h"
 #include "experiments/compare.h"
 #include "experiments/compare_scaled.h"
+#include "experiments/lu_ir.h"
 #include "experiments/matrix.h"
 #include "experiments/multiword.h"
 #include "experiments/plot.h"
@@ -461,13 +462,21 @@ int cmd_multiword(const std::vector<std::string>& args, std::ostream& out, std::
 int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty() || args[0].rfind("--", 0) == 0) {
     if (!args.empty() && (args[0] == "--help")) {
-      out << kExperimentUsage;
+      out << kExperimentUsage << kLuIrUsage;
       return 0;
     }
-    return usage_error(err, "experiment", "which experiment? (valid: multiword)", kExperimentUsage);
+    return usage_error(err, "experiment", "which experiment? (valid: multiword, lu-ir)", kExperimentUsage);
+  }
+  if (args[0] == "lu-ir") {
+    try {
+      return cmd_lu_ir(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    } catch (const UsageError& e) {
+      return usage_error(err, "experiment lu-ir", e.what(), kLuIrUsage);
+    }
   }
   if (args[0] != "multiword")
-    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword)", kExperimentUsage);
+    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, lu-ir)",
+                       kExperimentUsage);
   try {
     return cmd_multiword(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   } catch (const UsageError& e) {

@@ -54,4 +54,12 @@ else
     echo "MMAEMU_BUILD_BLAS_SHIM=OFF, but libmmaemu exports sgemm_"; exit 1
   fi
 fi
+# The Octave interface, where it was built: the installed gateway finds the
+# installed library from its own place.
+if [ -f "$prefix/share/mmaemu/matlab/mmaemu_mex.mex" ] && command -v octave-cli >/dev/null; then
+  out=$(cd / && octave-cli --norc --no-history -q --eval \
+    "addpath('$prefix/share/mmaemu/matlab'); printf('%g\\n', H100TC(1, [1 2], [3; 4], 0, 0, 'fp16'))" 2>&1 | grep -v "^error: ignoring")
+  echo "octave: H100TC from the installed files: $out"
+  [ "$out" = 11 ]
+fi
 echo "install consumer test passed"

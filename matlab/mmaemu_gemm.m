@@ -1,0 +1,25 @@
+function D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model, accumulate)
+% MMAEMU_GEMM  D = alpha*A*B + beta*C on a GPU matrix unit, bit for bit (libmmaemu).
+%   D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model)
+%   D = mmaemu_gemm(..., accumulate)
+%   libmmaemu's C API mmaemu_gemm on binary64 storage: A and B are converted to
+%   informat as the sgemm policy of that name converts (RNE; 'tf32' and 'xf32'
+%   truncate as the hardware does with fp32 registers, 'tf32:rna' rounds; fp8
+%   saturates); the unit accumulates A*B; alpha and beta are applied outside the
+%   unit (never folded into A). accumulate: 'gpu-blas' (default: the unit sums
+%   from zero, then D = fma(alpha, acc, beta*C) in the output format) or
+%   'accumulate-into-c' (beta*C is the first accumulator, as in the toolbox).
+%   informat: fp16 ('binary16', 'half'), bf16 ('bfloat16'), tf32
+%   ('tensorfloat32'), xf32, e4m3 ('fp8-e4m3'), e5m2 ('fp8-e5m2'), fp8
+%   (E4M3FNUZ), bf8 (E5M2FNUZ), fp32, fp64. outformat: fp32 ('single',
+%   'binary32'), fp16, fp64. model: 'H100', 'MI300X', 'sm_90', 'custom:...',
+%   'B200@mma.sync', ... (mmaemu models lists them). C may be [] or 0 (zeros).
+if nargin < 8
+  error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])');
+end
+if nargin < 9
+  D = mmaemu_mex('gemm', alpha, A, B, beta, C, informat, outformat, model);
+else
+  D = mmaemu_mex('gemm', alpha, A, B, beta, C, informat, outformat, model, accumulate);
+end
+end
