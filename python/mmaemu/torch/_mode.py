@@ -1,0 +1,456 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""mmaemu.torch.emulate: a TorchDispatchMode that runs CPU matrix products on a GPU model.
+
+Below autograd, torch's composite operations (matmul, linear, einsum,
+tensordot, multi-head attention, ...) have already decomposed into the aten
+operations handled here; the backward pass's matrix products are aten calls
+too. Every product goes to mmaemu.matmul (or, for a block-scaled policy, the
+C API's block-scaled sgemm), so its bits are those of the library's
+reference on the same operands (docs/python.md, "PyTorch without the
+preload").
+"""
+import collections
+import sys
+import threading
+import time
+
+import numpy as np
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import mmaemu
+
+from . import _conv
+
+aten = torch.ops.aten
+
+#: The tensor dtypes the mode emulates, and the mmaemu code format of each narrow one.
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+_CODES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
+_NAME = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+
+
+def dtype_name(dtype):
+    return _NAME.get(dtype, str(dtype).replace("torch.", ""))
+
+
+# ---------------------------------------------------------------------------
+# Tensors <-> the numpy arrays mmaemu reads: float32 values, float16 (= fp16
+# codes), uint16 bf16 codes. Row-major and column-major 2-D tensors are read
+# in place; other strides are copied first (exactly).
+
+def to_numpy(t):
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        x = t.view(torch.int16).numpy().view(np.uint16)
+    else:
+        x = t.numpy()
+    if x.ndim == 2 and not (x.flags.c_contiguous or x.flags.f_contiguous):
+        x = np.ascontiguousarray(x)
+    return x
+
+
+def from_numpy(x, dtype):
+    """mmaemu's result (float32 values, or uint16 codes of fp16 / bf16) as a tensor of `dtype`."""
+    if dtype == torch.float32:
+        return torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+    if x.dtype != np.uint16:
+        raise TypeError(f"expected uint16 codes for {dtype}, got {x.dtype}")
+    return torch.from_numpy(np.ascontiguousarray(x).view(np.int16)).view(dtype)
+
+
+# ---------------------------------------------------------------------------
+# The configuration: a model, an input policy per dtype, the unit's options.
+
+class Config:
+    """The GEMM every emulated operation runs: gemm(a, b, c, alpha, beta) on 2-D tensors."""
+
+    def __init__(self, model, input, output, schedule, accumulate, rounding, saturate, threads):
+        if isinstance(model, mmaemu.Model):
+            self.model = model
+        elif isinstance(model, str):
+            self.model = mmaemu.Model(model)
+        else:
+            raise TypeError(f"model must be a name (str) or an mmaemu.Model, not {type(model).__name__}")
+        if input is not None and not isinstance(input, (str, dict)):
+            raise TypeError(f"input must be a policy (str), a dict {{torch dtype: policy}} or None, "
+                            f"not {type(input).__name__}")
+        # input=None: the model's vendor-BLAS sgemm policy for float32, the
+        # tensor's own format for float16 / bfloat16.
+        self.policies = {torch.float32: self.model.default_policy, torch.float16: "fp16",
+                         torch.bfloat16: "bf16"}
+        given = {}
+        if isinstance(input, str):
+            given = {dt: input for dt in DTYPES}
+        elif isinstance(input, dict):
+            for dt, p in input.items():
+                if dt not in DTYPES:
+                    raise ValueError(f"input: {dt!r} is not one of the emulated dtypes "
+                                     f"(torch.float32, torch.float16, torch.bfloat16)")
+                if not isinstance(p, str):
+                    raise TypeError(f"input[{dt}] must be a policy (str), not {type(p).__name__}")
+                given[dt] = p
+        self.policies.update(given)
+        for name, value in (("output", output), ("rounding", rounding)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+        if not isinstance(schedule, str):
+            raise TypeError(f"schedule must be a str, not {type(schedule).__name__}")
+        if not isinstance(accumulate, str):
+            raise TypeError(f"accumulate must be a str, not {type(accumulate).__name__}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+            raise ValueError(f"threads must be an int >= 0 (0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores), "
+                             f"not {threads!r}")
+        self.output, self.schedule, self.accumulate = output, schedule, accumulate
+        self.rounding, self.saturate, self.threads = rounding, saturate, threads
+        for dt, policy in self.policies.items():
+            if mmaemu.is_block_scaled_policy(policy):
+                extra = [k for k, v in (("output", output), ("rounding", rounding), ("saturate", saturate)) if
+                         v is not None] + (["schedule"] if schedule != "chain" else [])
+                if extra:
+                    raise ValueError(f"{', '.join(extra)} do not apply to the block-scaled policy {policy!r} "
+                                     f"(input for {dtype_name(dt)})")
+        # The policies named explicitly are checked now, on a 1 x 1 x 1 product
+        # (the library's message on error); the defaults when first used.
+        for dt in given:
+            self.gemm(torch.zeros((1, 1), dtype=dt), torch.zeros((1, 1), dtype=dt))
+
+    def describe(self):
+        pol = ", ".join(f"{dtype_name(dt)}: {p}" for dt, p in self.policies.items())
+        extra = "".join(f", {k} {v}" for k, v in (("output", self.output), ("rounding", self.rounding),
+                                                 ("saturate", self.saturate)) if v is not None)
+        return f"{self.model.spec} ({pol}; schedule {self.schedule}, accumulate {self.accumulate}{extra})"
+
+    def gemm(self, a, b, c=None, alpha=1.0, beta=0.0):
+        """D = alpha * a @ b + beta * c on the unit: a (m x k), b (k x n), c (m x n) or None, one dtype.
+
+        The unit's accumulator, then the library's epilogue in fp32,
+        D = fma(alpha, acc, beta*C) (alpha, beta and beta*C rounded to fp32,
+        RNE; alpha = 1 and no C give the accumulator itself), then one RNE
+        rounding to the tensor's dtype. Block-scaled policies: float16 and
+        bfloat16 operands are widened exactly to float32 and quantised."""
+        dtype = a.dtype
+        policy = self.policies[dtype]
+        alpha, beta = float(alpha), float(beta)
+        if beta == 0.0:
+            c = None
+        if mmaemu.is_block_scaled_policy(policy):
+            an, bn = to_numpy(a.float()), to_numpy(b.float())
+            cn = None if c is None else to_numpy(c.float().contiguous())
+            d = mmaemu.matmul(an, bn, self.model, input=policy, c=cn, alpha=alpha, beta=beta,
+                              accumulate=self.accumulate)
+            if dtype != torch.float32:
+                d = mmaemu.convert(d, _CODES[dtype])
+            return from_numpy(d, dtype)
+        fmt = _CODES.get(dtype)
+        cn = None if c is None else to_numpy(c.contiguous())
+        d = mmaemu.matmul(to_numpy(a), to_numpy(b), self.model, input=policy, output=self.output, c=cn, alpha=alpha,
+                          beta=beta, accumulate=self.accumulate, rounding=self.rounding, saturate=self.saturate,
+                          a_format=fmt, b_format=fmt, c_format=fmt, threads=self.threads, schedule=self.schedule)
+        return from_numpy(d, dtype)
+
+
+# ---------------------------------------------------------------------------
+# The operations. Each handler returns (result, flops of its GEMMs).
+
+def _scalar(v):
+    return v.item() if isinstance(v, torch.Tensor) else v
+
+
+def _mm(cfg, a, b):
+    return cfg.gemm(a, b), 2 * a.shape[0] * a.shape[1] * b.shape[1]
+
+
+def _addmm(cfg, self, a, b, *, beta=1, alpha=1):
+    m, n = a.shape[0], b.shape[1]
+    c = self.expand(m, n) if _scalar(beta) != 0 else None
+    return cfg.gemm(a, b, c, _scalar(alpha), _scalar(beta)), 2 * m * a.shape[1] * n
+
+
+def _batched(cfg, self, a, b, beta, alpha):
+    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError(f"bmm: shapes {tuple(a.shape)} and {tuple(b.shape)} do not match")
+    nb, m, k, n = a.shape[0], a.shape[1], a.shape[2], b.shape[2]
+    c = self.expand(nb, m, n) if self is not None and _scalar(beta) != 0 else None
+    out = torch.empty((nb, m, n), dtype=a.dtype)
+    for i in range(nb):  # one GEMM per matrix of the batch, as a strided-batched GEMM runs them
+        out[i] = cfg.gemm(a[i], b[i], None if c is None else c[i], alpha, beta)
+    return out, 2 * nb * m * k * n
+
+
+def _bmm(cfg, a, b):
+    return _batched(cfg, None, a, b, 0, 1)
+
+
+def _baddbmm(cfg, self, a, b, *, beta=1, alpha=1):
+    return _batched(cfg, self, a, b, _scalar(beta), _scalar(alpha))
+
+
+def _mv(cfg, a, x):
+    return cfg.gemm(a, x.unsqueeze(1)).squeeze(1), 2 * a.shape[0] * a.shape[1]
+
+
+def _addmv(cfg, self, a, x, *, beta=1, alpha=1):
+    c = self.expand(a.shape[0]).unsqueeze(1) if _scalar(beta) != 0 else None
+    return cfg.gemm(a, x.unsqueeze(1), c, _scalar(alpha), _scalar(beta)).squeeze(1), 2 * a.shape[0] * a.shape[1]
+
+
+def _dot(cfg, x, y):
+    if x.dim() != 1 or y.dim() != 1 or x.shape[0] != y.shape[0]:
+        raise ValueError(f"dot: shapes {tuple(x.shape)} and {tuple(y.shape)} do not match")
+    return cfg.gemm(x.unsqueeze(0), y.unsqueeze(1)).reshape(()), 2 * x.shape[0]
+
+
+def _conv_flops(w, out):
+    return 2 * out.numel() * (w.numel() // w.shape[0])
+
+
+def _convolution(cfg, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    stride, padding, dilation = list(stride), list(padding), list(dilation)
+    if transposed:
+        y = _conv.conv_transpose(x, w, stride, padding, dilation, list(output_padding), groups, cfg.gemm)
+        flops = 2 * x.numel() * (w.numel() // w.shape[0])
+    else:
+        y = _conv.conv(x, w, stride, padding, dilation, groups, cfg.gemm)
+        flops = _conv_flops(w, y)
+    if bias is not None:  # added natively after the GEMM, as torch adds a convolution's bias
+        y = y + bias.reshape([1, -1] + [1] * (y.dim() - 2))
+    return y, flops
+
+
+def _convolution_backward(cfg, dy, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding, groups,
+                          output_mask):
+    stride, padding, dilation = list(stride), list(padding), list(dilation)
+    kernel = list(w.shape[2:])
+    gi = gw = gb = None
+    flops = 0
+    if output_mask[0]:
+        if transposed:
+            gi = _conv.conv(dy, w, stride, padding, dilation, groups, cfg.gemm)
+        else:
+            op = _conv.output_padding_for(list(x.shape[2:]), list(dy.shape[2:]), kernel, stride, padding, dilation)
+            gi = _conv.conv_transpose(dy, w, stride, padding, dilation, op, groups, cfg.gemm)
+        flops += 2 * dy.numel() * (w.numel() // w.shape[0]) if not transposed else _conv_flops(w, gi)
+    if output_mask[1]:
+        if transposed:
+            gw = _conv.conv_transpose_weight_grad(dy, x, kernel, stride, padding, dilation, groups, cfg.gemm)
+        else:
+            gw = _conv.conv_weight_grad(dy, x, kernel, stride, padding, dilation, groups, cfg.gemm)
+        flops += 2 * dy.numel() * (w.numel() // w.shape[0])
+    if output_mask[2]:  # the bias gradient is a sum, not a product: torch's own
+        gb = aten.convolution_backward.default(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
+                                               output_padding, groups, [False, False, True])[2]
+    return (gi, gw, gb), flops
+
+
+def _write(out, r):
+    if out.shape != r.shape:
+        out.resize_(r.shape)
+    out.copy_(r)
+    return out
+
+
+def _out_form(handler):
+    def run(cfg, *args, out, **kwargs):
+        r, flops = handler(cfg, *args, **kwargs)
+        return _write(out, r), flops
+    return run
+
+
+def _inplace_form(handler):
+    def run(cfg, self, *args, **kwargs):
+        r, flops = handler(cfg, self, *args, **kwargs)
+        return _write(self, r), flops
+    return run
+
+
+_FUNCTIONAL = {"mm": _mm, "addmm": _addmm, "bmm": _bmm, "baddbmm": _baddbmm, "mv": _mv, "addmv": _addmv,
+               "dot": _dot, "vdot": _dot}
+#: Matrix-vector and vector products (the `vector` option).
+VECTOR_OPS = ("mv", "addmv", "dot", "vdot")
+
+
+def _handlers():
+    table = {}
+    for name, h in _FUNCTIONAL.items():
+        packet = getattr(aten, name, None)
+        if packet is None:
+            continue
+        table[packet.default] = (name, h)
+        if "out" in packet.overloads():
+            table[packet.out] = (name, _out_form(h))
+        inplace = getattr(aten, name + "_", None)
+        if inplace is not None and "default" in inplace.overloads():
+            table[inplace.default] = (name, _inplace_form(h))
+    table[aten.convolution.default] = ("convolution", _convolution)
+    table[aten.convolution_backward.default] = ("convolution_backward", _convolution_backward)
+    return table
+
+
+HANDLERS = _handlers()
+
+#: Matrix-product-like aten operations the mode does not emulate (reported
+#: when they pass through); those of this torch that exist.
+OTHER_MATMUL_LIKE = frozenset(p for p in (getattr(aten, n, None) for n in (
+    "addr", "addbmm", "_addmm_activation", "_scaled_mm", "_int_mm", "mkldnn_linear", "_convolution", "conv_tbc",
+    "cudnn_convolution", "cudnn_convolution_transpose", "mkldnn_convolution", "slow_conv2d_forward",
+    "_slow_conv2d_forward", "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
+    "_conv_depthwise2d", "conv_depthwise3d", "slow_conv_dilated2d", "slow_conv_dilated3d", "miopen_convolution",
+    "_nnpack_spatial_convolution", "_sparse_mm", "sspaddmm", "linear", "matmul", "einsum", "tensordot",
+    "chain_matmul", "linalg_multi_dot", "bilinear", "_trilinear", "inner", "outer", "ger")) if p is not None)
+
+
+def _tensors(args, kwargs):
+    for v in list(args) + list(kwargs.values()):
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for u in v:
+                if isinstance(u, torch.Tensor):
+                    yield u
+
+
+def _unsupported(args, kwargs):
+    """Why the operation's tensors cannot be emulated, or None."""
+    dtypes = set()
+    for t in _tensors(args, kwargs):
+        if type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+            return f"tensor subclass {type(t).__name__}"
+        if t.device.type != "cpu":
+            return f"device {t.device.type}"
+        if t.layout != torch.strided:
+            return f"layout {t.layout}"
+        if t.dtype not in DTYPES:
+            return f"dtype {dtype_name(t.dtype)}"
+        dtypes.add(t.dtype)
+    if len(dtypes) > 1:
+        return "mixed dtypes " + "/".join(sorted(dtype_name(d) for d in dtypes))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The mode.
+
+_local = threading.local()  # this thread's entered mmaemu.torch.emulate blocks, innermost last
+
+
+def _stack():
+    s = getattr(_local, "stack", None)
+    if s is None:
+        s = _local.stack = []
+    return s
+
+
+class emulate(TorchDispatchMode):
+    """with mmaemu.torch.emulate("H100", input="e4m3", schedule="promote:128"): loss = model(x)
+
+    Runs the CPU matrix products of float32, float16 and bfloat16 tensors
+    made inside the block -- aten mm, addmm, bmm, baddbmm, mv, addmv, dot
+    (what matmul, linear, einsum, tensordot and attention decompose into)
+    and convolution and its backward as im2col GEMMs -- on `model`'s matrix
+    unit, forward and backward; everything else runs natively.
+
+    model: a name or mmaemu.Model; None runs the block natively (inside an
+    outer block: as mmaemu.emulate(None)).
+    input: the unit's input policy (mmaemu.matmul's `input`, or a block-scaled
+    policy "mxfp8", "nvfp4", ...) for every dtype, or a dict {dtype: policy};
+    None: float32 tensors use the model's vendor-BLAS default
+    (Model(model).default_policy), float16 and bfloat16 their own format.
+    output, schedule, accumulate, rounding, saturate, threads: as in
+    mmaemu.matmul. vector: "model" (mv, addmv, dot as the unit's GEMM with
+    n = 1) or "native" (passed through, as a GPU BLAS runs float32 gemv and
+    dot on its FMA cores; MMA_GEMV of the shim). verbose: print report() to
+    stderr when the block ends.
+
+    Results: the unit's accumulator, the library's fp32 epilogue
+    (addmm, baddbmm, addmv: D = fma(alpha, acc, beta*C)), one RNE rounding to
+    the tensor's dtype; bit-identical to mmaemu.matmul on the same operands.
+    Counts: .emulated {op: calls}, .passed_through {(op, reason): calls} for
+    the matrix-product-like operations that ran natively, .flops, .seconds.
+
+    Nesting: the innermost block applies; outer ones see nothing until it
+    ends. Threads: torch keeps dispatch modes per thread, so a block covers
+    the thread that entered it (and autograd's backward of CPU tensors, which
+    runs on the calling thread); enter the same object in a worker thread to
+    emulate there too (the counts are shared).
+    """
+
+    def __init__(self, model, input=None, *, output=None, schedule="chain", accumulate="gpu-blas", rounding=None,
+                 saturate=None, threads=0, vector="model", verbose=False):
+        super().__init__()
+        if vector not in ("model", "native"):
+            raise ValueError(f"vector must be 'model' or 'native', not {vector!r}")
+        self.config = None if model is None else Config(model, input, output, schedule, accumulate, rounding,
+                                                        saturate, threads)
+        self.vector = vector
+        self.verbose = bool(verbose)
+        self._lock = threading.Lock()
+        self.emulated = collections.Counter()
+        self.passed_through = collections.Counter()
+        self.flops = 0
+        self.seconds = 0.0
+
+    # -- the block
+    def __enter__(self):
+        _stack().append(self)
+        try:
+            return super().__enter__()
+        except BaseException:
+            _stack().pop()
+            raise
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        try:
+            return super().__exit__(exc_type, exc_val, exc_tb)
+        finally:
+            stack = _stack()
+            if stack and stack[-1] is self:
+                stack.pop()
+            if self.verbose:
+                print(self.report(), file=sys.stderr)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        stack = _stack()
+        if not stack or stack[-1] is not self:  # an inner block applies, or a call from one of its handlers
+            return func(*args, **kwargs)
+        entry = HANDLERS.get(func)
+        if entry is None:
+            if func.overloadpacket in OTHER_MATMUL_LIKE:
+                self._pass(func, "not emulated")
+            return func(*args, **kwargs)
+        name, handler = entry
+        reason = "native block" if self.config is None else _unsupported(args, kwargs)
+        if reason is None and self.vector == "native" and name in VECTOR_OPS:
+            reason = "vector=native"
+        if reason is not None:
+            self._pass(func, reason)
+            return func(*args, **kwargs)
+        t0 = time.perf_counter()
+        try:
+            result, flops = handler(self.config, *args, **kwargs)
+        except mmaemu.Error as e:
+            dts = "/".join(sorted({dtype_name(t.dtype) for t in _tensors(args, kwargs)}))
+            raise type(e)(f"mmaemu.torch.emulate: {func} on {dts} tensors: {e}") from None
+        dt = time.perf_counter() - t0
+        with self._lock:
+            self.emulated[str(func)] += 1
+            self.flops += flops
+            self.seconds += dt
+        return result
+
+    def _pass(self, func, reason):
+        with self._lock:
+            self.passed_through[(str(func), reason)] += 1
+
+    # -- the counts
+    def report(self):
+        """The counts as text, as MMA_VERBOSE=1 prints the shim's."""
+        setting = "native" if self.config is None else self.config.describe()
+        lines = [f"mmaemu.torch: {setting}: {sum(self.emulated.values())} emulated calls, {self.flops:.4g} flop, "
+                 f"{self.seconds:.3f} s"]
+        for op, n in sorted(self.emulated.items()):
+            lines.append(f"  emulated     {op:<36} {n:8d} calls")
+        for (op, why), n in sorted(self.passed_through.items()):
+            lines.append(f"  passed through {op:<34} {n:8d} calls  ({why})")
+        return "\n".join(lines)
