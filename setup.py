@@ -59,7 +59,7 @@ class CMakeBuild(build_ext):
         package.mkdir(parents=True, exist_ok=True)
         built = build_dir / "python" / "mmaemu"
         for name in os.listdir(built):
-            if name.startswith("_mmaemu") or name.startswith("libmmaemu.so"):
+            if (name.startswith("_mmaemu") and name.endswith(".so")) or name.startswith("libmmaemu.so"):
                 self.copy(built / name, package / name)
         (package / "bin").mkdir(exist_ok=True)
         self.copy(build_dir / "src" / "mmaemu", package / "bin" / "mmaemu")
@@ -92,6 +92,9 @@ class CMakeBuild(build_ext):
 os.makedirs(ROOT / "build-py", exist_ok=True)
 setup(
     version=project_version(),
+    package_dir={"": "python"},
+    packages=["mmaemu", "mmaemu.torch"],
+    package_data={"mmaemu": ["py.typed", "*.pyi"]},
     ext_modules=[Extension("mmaemu._mmaemu", sources=[])],
     cmdclass={"build_ext": CMakeBuild},
     options={"build": {"build_base": "build-py"}, "egg_info": {"egg_base": "build-py"}},
