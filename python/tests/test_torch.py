@@ -441,3 +441,38 @@ def test_matmul_block_scaled_policy_is_the_c_api(capi, gen):
         mmaemu.matmul(a.astype(np.float64), b, "B200", input="nvfp4")
     with pytest.raises(mmaemu.UnsupportedError):
         mmaemu.matmul(a, b, "H100", input="nvfp4")
+
+
+def test_per_tensor_fp8_scaling(gen):
+    from mmaemu.torch._mode import quantise_tensor
+    a, b, c = randn(16, 256, gen=gen) * 30, randn(256, 8, gen=gen) * 1e-3, randn(16, 8, gen=gen)
+    # The rule of the FNUZ formats is the library's rule of the OCP ones.
+    for fmt in ("e4m3", "e5m2"):
+        for x in (a, b, torch.zeros(3, 4)):
+            q1, s1 = quantise_tensor(x.numpy(), fmt)
+            q2, s2 = quantise_tensor(x.numpy(), fmt, library=False)
+            assert np.array_equal(q1, q2) and s1.view(np.uint32) == s2.view(np.uint32), fmt
+    for model, policy, fmt in (("H100", "e4m3", "e4m3"), ("MI300X", "fp8", "e4m3fnuz")):
+        with mt.emulate(model, input=policy, scaling="tensor", schedule="promote:128" if model == "H100"
+                        else "chain") as mode:
+            d = torch.addmm(c, a, b, beta=0.5, alpha=2.0)
+            d16 = a.half() @ b.half()
+        sched = "promote:128" if model == "H100" else "chain"
+        qa, sa = quantise_tensor(a.numpy(), fmt)
+        qb, sb = quantise_tensor(b.numpy(), fmt)
+        al = np.float32(np.float32(2.0) * np.float32(sa * sb))
+        want = mmaemu.matmul(qa, qb, model, a_format=fmt, b_format=fmt, c=c.numpy(), alpha=float(al), beta=0.5,
+                             c_format="fp32", schedule=sched)
+        assert_bits(d, want.view(np.uint32), f"{model} {policy} per-tensor scaled addmm")
+        qa16, sa16 = quantise_tensor(a.half().float().numpy(), fmt)
+        qb16, sb16 = quantise_tensor(b.half().float().numpy(), fmt)
+        want16 = mmaemu.matmul(qa16, qb16, model, a_format=fmt, b_format=fmt, alpha=float(np.float32(sa16 * sb16)),
+                               c_format="fp16", schedule=sched)
+        assert_bits(d16, want16, f"{model} {policy} per-tensor scaled float16")
+        unscaled = ref_gemm(model, policy, a, b, c, 2.0, 0.5)
+        assert (unscaled != want.view(np.uint32)).any()
+        assert "scaling tensor" in mode.report()
+    with pytest.raises(ValueError, match="scaling"):
+        mt.emulate("H100", input="fp16", scaling="tensor")
+    with pytest.raises(ValueError, match="scaling"):
+        mt.emulate("H100", input="e4m3", scaling="block")

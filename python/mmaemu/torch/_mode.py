@@ -60,12 +60,44 @@ def from_numpy(x, dtype):
 
 
 # ---------------------------------------------------------------------------
+# Per-tensor scaling of fp8 operands (scaling="tensor").
+
+#: The fp8 input policies and the format of their codes.
+FP8_POLICIES = {"e4m3": "e4m3", "e5m2": "e5m2", "fp8": "e4m3fnuz", "e4m3fnuz": "e4m3fnuz", "bf8": "e5m2fnuz",
+                "e5m2fnuz": "e5m2fnuz"}
+
+
+def fp8_format(policy):
+    """The fp8 format of an input policy ("e4m3", "fp8", ...), or None for other policies."""
+    return FP8_POLICIES.get(policy.lower())
+
+
+def quantise_tensor(x, fmt, library=True):
+    """(codes, scale) of float32 x (2-D) with one scale for the whole tensor: scale = fl32(amax / max finite)
+    (1 if x is all zero), code = fmt(fl32(x / scale)), RNE, saturating -- mmaemu.quantize_fp8_blocks with one
+    block, which runs it for e4m3 and e5m2; the same rule here for the FNUZ formats (library=False: here for
+    every format, the tests' check of this rule against the library's)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if library and fmt in ("e4m3", "e5m2"):
+        codes, scales = mmaemu.quantize_fp8_blocks(x, fmt, block_rows=max(1, x.shape[0]),
+                                                   block_cols=max(1, x.shape[1]))
+        return codes, np.float32(scales.reshape(-1)[0]) if scales.size else np.float32(1)
+    if not np.isfinite(x).all():
+        raise ValueError("per-tensor fp8 scaling: the operand holds NaN or Inf")
+    fmax = np.float32(mmaemu.decode(mmaemu.convert(np.array([1e30]), fmt, saturate=True), fmt)[0])  # max finite
+    amax = np.float32(np.abs(x).max()) if x.size else np.float32(0)
+    tiny = np.float32(np.finfo(np.float32).smallest_subnormal)
+    scale = np.float32(1) if amax == 0 else max(np.float32(amax / fmax), tiny)
+    return mmaemu.convert(x / scale, fmt, rounding="rne", saturate=True), scale
+
+
+# ---------------------------------------------------------------------------
 # The configuration: a model, an input policy per dtype, the unit's options.
 
 class Config:
     """The GEMM every emulated operation runs: gemm(a, b, c, alpha, beta) on 2-D tensors."""
 
-    def __init__(self, model, input, output, schedule, accumulate, rounding, saturate, threads):
+    def __init__(self, model, input, output, schedule, accumulate, rounding, saturate, threads, scaling=None):
         if isinstance(model, mmaemu.Model):
             self.model = model
         elif isinstance(model, str):
@@ -103,6 +135,16 @@ class Config:
                              f"not {threads!r}")
         self.output, self.schedule, self.accumulate = output, schedule, accumulate
         self.rounding, self.saturate, self.threads = rounding, saturate, threads
+        if scaling not in (None, "tensor"):
+            raise ValueError(f"scaling must be None or 'tensor' (one scale per operand), not {scaling!r}")
+        self.scaling = scaling
+        if scaling is not None:
+            if not any(fp8_format(p) for p in self.policies.values()):
+                raise ValueError("scaling='tensor' scales fp8 operands: give an fp8 input policy (e4m3, e5m2, fp8, "
+                                 f"bf8), not {input!r}")
+            if rounding is not None or saturate is not None:
+                raise ValueError("rounding and saturate do not apply with scaling='tensor' (RNE, saturating, as "
+                                 "mmaemu.quantize_fp8_blocks)")
         for dt, policy in self.policies.items():
             if mmaemu.is_block_scaled_policy(policy):
                 extra = [k for k, v in (("output", output), ("rounding", rounding), ("saturate", saturate)) if
@@ -118,7 +160,8 @@ class Config:
     def describe(self):
         pol = ", ".join(f"{dtype_name(dt)}: {p}" for dt, p in self.policies.items())
         extra = "".join(f", {k} {v}" for k, v in (("output", self.output), ("rounding", self.rounding),
-                                                 ("saturate", self.saturate)) if v is not None)
+                                                 ("saturate", self.saturate), ("scaling", self.scaling))
+                        if v is not None)
         return f"{self.model.spec} ({pol}; schedule {self.schedule}, accumulate {self.accumulate}{extra})"
 
     def gemm(self, a, b, c=None, alpha=1.0, beta=0.0):
@@ -144,6 +187,17 @@ class Config:
             return from_numpy(d, dtype)
         fmt = _CODES.get(dtype)
         cn = None if c is None else to_numpy(c.contiguous())
+        f8 = fp8_format(policy) if self.scaling == "tensor" else None
+        if f8 is not None:
+            # One scale per operand (current scaling): the unit multiplies the
+            # codes; the epilogue's alpha is fl32(fl32(alpha) * fl32(s_a * s_b)).
+            qa, sa = quantise_tensor(to_numpy(a.float()), f8)
+            qb, sb = quantise_tensor(to_numpy(b.float()), f8)
+            al = np.float32(np.float32(alpha) * np.float32(sa * sb))
+            d = mmaemu.matmul(qa, qb, self.model, input=f8, output=self.output, c=cn, alpha=float(al), beta=beta,
+                              accumulate=self.accumulate, a_format=f8, b_format=f8, c_format=fmt or "fp32",
+                              threads=self.threads, schedule=self.schedule)
+            return from_numpy(d, dtype)
         d = mmaemu.matmul(to_numpy(a), to_numpy(b), self.model, input=policy, output=self.output, c=cn, alpha=alpha,
                           beta=beta, accumulate=self.accumulate, rounding=self.rounding, saturate=self.saturate,
                           a_format=fmt, b_format=fmt, c_format=fmt, threads=self.threads, schedule=self.schedule)
@@ -357,7 +411,11 @@ class emulate(TorchDispatchMode):
     None: float32 tensors use the model's vendor-BLAS default
     (Model(model).default_policy), float16 and bfloat16 their own format.
     output, schedule, accumulate, rounding, saturate, threads: as in
-    mmaemu.matmul. vector: "model" (mv, addmv, dot as the unit's GEMM with
+    mmaemu.matmul. scaling: None (operands converted to the input format as
+    they are) or "tensor" for fp8 policies: each operand of each product
+    scaled by fl32(amax / max finite) before the RNE, saturating conversion
+    (current per-tensor scaling), the product of the codes, and the scales
+    applied in the epilogue (alpha * s_a * s_b, rounded to fp32). vector: "model" (mv, addmv, dot as the unit's GEMM with
     n = 1) or "native" (passed through, as a GPU BLAS runs float32 gemv and
     dot on its FMA cores; MMA_GEMV of the shim). verbose: print report() to
     stderr when the block ends.
@@ -376,12 +434,12 @@ class emulate(TorchDispatchMode):
     """
 
     def __init__(self, model, input=None, *, output=None, schedule="chain", accumulate="gpu-blas", rounding=None,
-                 saturate=None, threads=0, vector="model", verbose=False):
+                 saturate=None, threads=0, scaling=None, vector="model", verbose=False):
         super().__init__()
         if vector not in ("model", "native"):
             raise ValueError(f"vector must be 'model' or 'native', not {vector!r}")
         self.config = None if model is None else Config(model, input, output, schedule, accumulate, rounding,
-                                                        saturate, threads)
+                                                        saturate, threads, scaling)
         self.vector = vector
         self.verbose = bool(verbose)
         self._lock = threading.Lock()
