@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A small language model under GPU numerics: train natively, evaluate with every matmul emulated.
 
-    python3 python/examples/lm_numerics.py [--steps 600] [--eval-windows 256]
+    python3 python/examples/lm_numerics.py [--steps 400] [--eval-windows 64] [--threads 2]
         [--checkpoint lm.pt] [--table docs/lm-numerics.md] [--png docs/lm-numerics.png]
 
 1. A character-level transformer (4 layers, width 128, 4 heads, context 128)
@@ -186,13 +186,13 @@ def picture(rows, path, meta):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=600)
+    p.add_argument("--steps", type=int, default=400)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--context", type=int, default=128)
-    p.add_argument("--eval-windows", type=int, default=256, help="held-out windows of context + 1 characters")
+    p.add_argument("--eval-windows", type=int, default=64, help="held-out windows of context + 1 characters")
     p.add_argument("--settings", default="all", help="comma-separated labels of SETTINGS, or all")
     p.add_argument("--checkpoint", help="load the trained model from here if it exists, else save it there")
     p.add_argument("--table", help="write the markdown table here")

@@ -476,3 +476,21 @@ def test_per_tensor_fp8_scaling(gen):
         mt.emulate("H100", input="fp16", scaling="tensor")
     with pytest.raises(ValueError, match="scaling"):
         mt.emulate("H100", input="e4m3", scaling="block")
+
+
+def test_lm_numerics_smoke(tmp_path):
+    """The model recipe (python/examples/lm_numerics.py --smoke): every setting runs, nothing passes through."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "examples", "lm_numerics.py")
+    if not os.path.isdir("/usr/lib/python3.11") or not any(n.endswith(".py") for n in os.listdir("/usr/lib/python3.11")):
+        pytest.skip("no Python standard library sources to train on")
+    spec = importlib.util.spec_from_file_location("lm_numerics", path)
+    lm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lm)
+    table = tmp_path / "lm.md"
+    rows = lm.main(["--smoke", "--table", str(table)])
+    assert [r[0] for r in rows] == ["fp32 (native)"] + [s[0] for s in lm.SETTINGS]
+    assert all(np.isfinite(r[1]) for r in rows)
+    text = table.read_text()
+    assert all(s[0] in text for s in lm.SETTINGS)
