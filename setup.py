@@ -3,10 +3,12 @@
 
 It configures this repository in the build directory (tests, bench and
 hardware tools off), builds the targets mmaemu (libmmaemu.so), mmaemu_python
-(the extension _mmaemu) and mmaemu_cli, and places inside the package:
+and mmaemu_python_internal (the extensions) and mmaemu_cli, and places inside
+the package:
 
-    mmaemu/_mmaemu.<abi>.so   the extension
-    mmaemu/libmmaemu.so       the library (C API, BLAS shim for `mmaemu-run`)
+    mmaemu/_mmaemu.<abi>.so   the extension (the C API of libmmaemu.so.0)
+    mmaemu/_mmaemu_internal.<abi>.so  probe, compare, the unit tables
+    mmaemu/libmmaemu.so.0     the library (C API, BLAS shim for `mmaemu-run`)
     mmaemu/bin/mmaemu         the CLI (the `mmaemu` entry point runs it)
     mmaemu/data/              the bundled hardware and reference data
 
@@ -29,7 +31,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-TARGETS = ["mmaemu", "mmaemu_python", "mmaemu_cli"]
+TARGETS = ["mmaemu", "mmaemu_python", "mmaemu_python_internal", "mmaemu_cli"]
 
 
 def project_version():
@@ -58,8 +60,8 @@ class CMakeBuild(build_ext):
         package = Path(self.get_ext_fullpath(ext.name)).resolve().parent  # .../mmaemu
         package.mkdir(parents=True, exist_ok=True)
         built = build_dir / "python" / "mmaemu"
-        for name in os.listdir(built):
-            if (name.startswith("_mmaemu") and name.endswith(".so")) or name.startswith("libmmaemu.so"):
+        for name in os.listdir(built):  # the extensions, and the library under its soname
+            if (name.startswith("_mmaemu") and name.endswith(".so")) or re.fullmatch(r"libmmaemu\.so\.[0-9]+", name):
                 self.copy(built / name, package / name)
         (package / "bin").mkdir(exist_ok=True)
         self.copy(build_dir / "src" / "mmaemu", package / "bin" / "mmaemu")

@@ -3,9 +3,11 @@
 tensor cores, AMD matrix cores) on numpy arrays, and in-process control of
 the BLAS shim.
 
-Every number comes from libmmaemu's C API (include/mmaemu/mmaemu.h); this
-package only checks and translates arguments, and releases the GIL while the
-library computes.
+Every number comes from libmmaemu's C API (include/mmaemu/mmaemu.h), in the
+libmmaemu.so beside the extension; this package only checks and translates
+arguments, and releases the GIL while the library computes. probe(),
+compare() and Model.units read the internal libraries, as the `mmaemu` CLI
+does (the extension _mmaemu_internal, loaded on first use).
 
     >>> import numpy as np, mmaemu
     >>> a = np.random.default_rng(1).standard_normal((64, 256), dtype=np.float32)
@@ -144,7 +146,8 @@ def probe(model, input, output=None, instr=None):
     how it was found, or why not), anomalies, and report (the CLI's text).
     output None: fp32 (the input format for fp32/fp64).
     """
-    return _mmaemu.probe(model, input, output, instr)
+    from . import _mmaemu_internal  # the internal libraries, loaded on first use
+    return _mmaemu_internal.probe(model, input, output, instr)
 
 
 def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
@@ -156,7 +159,8 @@ def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
     |C - C_ref| / |C_ref|), unit_only (normwise error against the exact
     product of the operands rounded to `input`), seconds.
     """
-    return _mmaemu.compare(a, b, models, input=input, output=output, threads=threads)
+    from . import _mmaemu_internal  # the internal libraries, loaded on first use
+    return _mmaemu_internal.compare(a, b, models, input=input, output=output, threads=threads)
 
 
 def gemm_fp8_scaled(a, a_scales, b, b_scales, model, *, format="e4m3", block_k=128, block_n=128, b_trans=False,

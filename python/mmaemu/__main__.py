@@ -20,7 +20,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def library_path():
-    return os.environ.get("MMAEMU_LIBRARY") or os.path.join(_HERE, "libmmaemu.so")
+    """libmmaemu.so: MMAEMU_LIBRARY, else the one beside the extension (under its soname, libmmaemu.so.0)."""
+    return os.environ.get("MMAEMU_LIBRARY") or os.path.join(_HERE, "libmmaemu.so.0")
 
 
 def _first_existing(*paths):

@@ -81,10 +81,12 @@ wheel=$(ls "$work"/dist/libmmaemu-*.whl)
 "$py" - "$wheel" <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-for want in ("mmaemu/__init__.py", "mmaemu/libmmaemu.so", "mmaemu/bin/mmaemu", "mmaemu/_mmaemu.pyi", "mmaemu/py.typed",
+for want in ("mmaemu/__init__.py", "mmaemu/libmmaemu.so.0", "mmaemu/bin/mmaemu", "mmaemu/_mmaemu.pyi", "mmaemu/py.typed",
              "mmaemu/torch/_mode.py", "mmaemu/data/LICENCE", "mmaemu/data/refdata-errata.txt"):
     assert want in names, want
 assert any(n.startswith("mmaemu/_mmaemu.") and n.endswith(".so") for n in names)
+assert any(n.startswith("mmaemu/_mmaemu_internal.") and n.endswith(".so") for n in names)
+assert not [n for n in names if n.startswith("mmaemu/libmmaemu") and n != "mmaemu/libmmaemu.so.0"], names
 assert any(n.startswith("mmaemu/data/hwdata/") for n in names) and any(n.startswith("mmaemu/data/refdata/") for n in names)
 print("wheel:", sys.argv[1].rsplit("/", 1)[-1], len(names), "files")
 PY

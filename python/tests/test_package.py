@@ -6,14 +6,16 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import mmaemu
-from mmaemu import _mmaemu
+from mmaemu import _mmaemu, _mmaemu_internal
 
-STUB = os.path.join(os.path.dirname(mmaemu.__file__), "_mmaemu.pyi")
+MODULES = [_mmaemu, _mmaemu_internal]
 
 
-def stub_tree():
-    with open(STUB) as f:
+def stub_tree(module):
+    with open(os.path.join(os.path.dirname(mmaemu.__file__), module.__name__.split(".")[-1] + ".pyi")) as f:
         return ast.parse(f.read())
 
 
@@ -36,20 +38,22 @@ def compiled_signature(obj, name):
     return ast.parse("def " + line.split(" -> ")[0] + ": pass").body[0]
 
 
-def test_stub_names_are_the_module_names():
-    tree = stub_tree()
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_stub_names_are_the_module_names(module):
+    tree = stub_tree(module)
     stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    public = {n for n in dir(_mmaemu) if not n.startswith("_")}
+    public = {n for n in dir(module) if not n.startswith("_")}
     assert stubbed - {"ModelArg"} == public, (f"in the stub only: {sorted(stubbed - public)}; "
                                               f"in the module only: {sorted(public - stubbed)}")
 
 
-def test_stub_signatures_are_the_module_signatures():
-    tree = stub_tree()
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_stub_signatures_are_the_module_signatures(module):
+    tree = stub_tree(module)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             got = params(node)
-            want = params(compiled_signature(getattr(_mmaemu, node.name), node.name))
+            want = params(compiled_signature(getattr(module, node.name), node.name))
             assert got == want, f"{node.name}: stub {got}, module {want}"
         elif isinstance(node, ast.ClassDef) and node.name == "Model":
             for item in node.body:
@@ -77,3 +81,14 @@ def test_launcher_paths():
     assert os.path.isdir(os.path.join(data, "refdata")) and os.path.isdir(os.path.join(data, "hwdata")), data
     out = subprocess.run([sys.executable, "-m", "mmaemu", "library"], capture_output=True, text=True, check=True)
     assert os.path.exists(out.stdout.strip())
+
+
+def test_one_engine_per_process():
+    """_mmaemu holds no engine of its own: it calls libmmaemu.so (its soname, beside it); only
+    _mmaemu_internal, loaded for probe, compare and Model.units, links the internal libraries."""
+    size = os.path.getsize(_mmaemu.__file__)
+    internal = os.path.getsize(_mmaemu_internal.__file__)
+    assert size * 3 < internal, (size, internal)
+    with open("/proc/self/maps") as f:
+        maps = f.read()
+    assert "libmmaemu.so" in maps
