@@ -163,6 +163,7 @@ def test_mm_linear_bmm_einsum_conv(capi, model, policy, dtype, gen):
     assert mode.emulated["aten.mm.default"] == 1 and mode.emulated["aten.addmm.default"] == 1
     assert mode.emulated["aten.bmm.default"] == 2 and mode.emulated["aten.convolution.default"] == 1
     assert not mode.passed_through, mode.report()
+    assert mode.flops == 2 * (2 * 24 * 80 * 40 + 2 * 3 * 20 * 64 * 16 + 2 * 50 * 18 * 3), mode.report()
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)

@@ -205,96 +205,96 @@ class Config:
 
 
 # ---------------------------------------------------------------------------
-# The operations. Each handler returns (result, flops of its GEMMs).
+# The operations. Each handler gets `g`, the configuration's gemm that also
+# counts the flops of the GEMMs it runs (2 m n k each), and returns the result.
+
+class Counted:
+    def __init__(self, cfg):
+        self.cfg, self.flops = cfg, 0
+
+    def __call__(self, a, b, c=None, alpha=1.0, beta=0.0):
+        self.flops += 2 * a.shape[0] * a.shape[1] * b.shape[1]
+        return self.cfg.gemm(a, b, c, alpha, beta)
+
 
 def _scalar(v):
     return v.item() if isinstance(v, torch.Tensor) else v
 
 
-def _mm(cfg, a, b):
-    return cfg.gemm(a, b), 2 * a.shape[0] * a.shape[1] * b.shape[1]
+def _mm(g, a, b):
+    return g(a, b)
 
 
-def _addmm(cfg, self, a, b, *, beta=1, alpha=1):
-    m, n = a.shape[0], b.shape[1]
-    c = self.expand(m, n) if _scalar(beta) != 0 else None
-    return cfg.gemm(a, b, c, _scalar(alpha), _scalar(beta)), 2 * m * a.shape[1] * n
+def _addmm(g, self, a, b, *, beta=1, alpha=1):
+    c = self.expand(a.shape[0], b.shape[1]) if _scalar(beta) != 0 else None
+    return g(a, b, c, _scalar(alpha), _scalar(beta))
 
 
-def _batched(cfg, self, a, b, beta, alpha):
+def _batched(g, self, a, b, beta, alpha):
     if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise ValueError(f"bmm: shapes {tuple(a.shape)} and {tuple(b.shape)} do not match")
-    nb, m, k, n = a.shape[0], a.shape[1], a.shape[2], b.shape[2]
+    nb, m, n = a.shape[0], a.shape[1], b.shape[2]
     c = self.expand(nb, m, n) if self is not None and _scalar(beta) != 0 else None
     out = torch.empty((nb, m, n), dtype=a.dtype)
     for i in range(nb):  # one GEMM per matrix of the batch, as a strided-batched GEMM runs them
-        out[i] = cfg.gemm(a[i], b[i], None if c is None else c[i], alpha, beta)
-    return out, 2 * nb * m * k * n
+        out[i] = g(a[i], b[i], None if c is None else c[i], alpha, beta)
+    return out
 
 
-def _bmm(cfg, a, b):
-    return _batched(cfg, None, a, b, 0, 1)
+def _bmm(g, a, b):
+    return _batched(g, None, a, b, 0, 1)
 
 
-def _baddbmm(cfg, self, a, b, *, beta=1, alpha=1):
-    return _batched(cfg, self, a, b, _scalar(beta), _scalar(alpha))
+def _baddbmm(g, self, a, b, *, beta=1, alpha=1):
+    return _batched(g, self, a, b, _scalar(beta), _scalar(alpha))
 
 
-def _mv(cfg, a, x):
-    return cfg.gemm(a, x.unsqueeze(1)).squeeze(1), 2 * a.shape[0] * a.shape[1]
+def _mv(g, a, x):
+    return g(a, x.unsqueeze(1)).squeeze(1)
 
 
-def _addmv(cfg, self, a, x, *, beta=1, alpha=1):
+def _addmv(g, self, a, x, *, beta=1, alpha=1):
     c = self.expand(a.shape[0]).unsqueeze(1) if _scalar(beta) != 0 else None
-    return cfg.gemm(a, x.unsqueeze(1), c, _scalar(alpha), _scalar(beta)).squeeze(1), 2 * a.shape[0] * a.shape[1]
+    return g(a, x.unsqueeze(1), c, _scalar(alpha), _scalar(beta)).squeeze(1)
 
 
-def _dot(cfg, x, y):
+def _dot(g, x, y):
     if x.dim() != 1 or y.dim() != 1 or x.shape[0] != y.shape[0]:
         raise ValueError(f"dot: shapes {tuple(x.shape)} and {tuple(y.shape)} do not match")
-    return cfg.gemm(x.unsqueeze(0), y.unsqueeze(1)).reshape(()), 2 * x.shape[0]
+    return g(x.unsqueeze(0), y.unsqueeze(1)).reshape(())
 
 
-def _conv_flops(w, out):
-    return 2 * out.numel() * (w.numel() // w.shape[0])
-
-
-def _convolution(cfg, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+def _convolution(g, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
     stride, padding, dilation = list(stride), list(padding), list(dilation)
     if transposed:
-        y = _conv.conv_transpose(x, w, stride, padding, dilation, list(output_padding), groups, cfg.gemm)
-        flops = 2 * x.numel() * (w.numel() // w.shape[0])
+        y = _conv.conv_transpose(x, w, stride, padding, dilation, list(output_padding), groups, g)
     else:
-        y = _conv.conv(x, w, stride, padding, dilation, groups, cfg.gemm)
-        flops = _conv_flops(w, y)
+        y = _conv.conv(x, w, stride, padding, dilation, groups, g)
     if bias is not None:  # added natively after the GEMM, as torch adds a convolution's bias
         y = y + bias.reshape([1, -1] + [1] * (y.dim() - 2))
-    return y, flops
+    return y
 
 
-def _convolution_backward(cfg, dy, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding, groups,
+def _convolution_backward(g, dy, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding, groups,
                           output_mask):
     stride, padding, dilation = list(stride), list(padding), list(dilation)
     kernel = list(w.shape[2:])
     gi = gw = gb = None
-    flops = 0
     if output_mask[0]:
         if transposed:
-            gi = _conv.conv(dy, w, stride, padding, dilation, groups, cfg.gemm)
+            gi = _conv.conv(dy, w, stride, padding, dilation, groups, g)
         else:
             op = _conv.output_padding_for(list(x.shape[2:]), list(dy.shape[2:]), kernel, stride, padding, dilation)
-            gi = _conv.conv_transpose(dy, w, stride, padding, dilation, op, groups, cfg.gemm)
-        flops += 2 * dy.numel() * (w.numel() // w.shape[0]) if not transposed else _conv_flops(w, gi)
+            gi = _conv.conv_transpose(dy, w, stride, padding, dilation, op, groups, g)
     if output_mask[1]:
         if transposed:
-            gw = _conv.conv_transpose_weight_grad(dy, x, kernel, stride, padding, dilation, groups, cfg.gemm)
+            gw = _conv.conv_transpose_weight_grad(dy, x, kernel, stride, padding, dilation, groups, g)
         else:
-            gw = _conv.conv_weight_grad(dy, x, kernel, stride, padding, dilation, groups, cfg.gemm)
-        flops += 2 * dy.numel() * (w.numel() // w.shape[0])
+            gw = _conv.conv_weight_grad(dy, x, kernel, stride, padding, dilation, groups, g)
     if output_mask[2]:  # the bias gradient is a sum, not a product: torch's own
         gb = aten.convolution_backward.default(dy, x, w, bias_sizes, stride, padding, dilation, transposed,
                                                output_padding, groups, [False, False, True])[2]
-    return (gi, gw, gb), flops
+    return gi, gw, gb
 
 
 def _write(out, r):
@@ -305,16 +305,14 @@ def _write(out, r):
 
 
 def _out_form(handler):
-    def run(cfg, *args, out, **kwargs):
-        r, flops = handler(cfg, *args, **kwargs)
-        return _write(out, r), flops
+    def run(g, *args, out, **kwargs):
+        return _write(out, handler(g, *args, **kwargs))
     return run
 
 
 def _inplace_form(handler):
-    def run(cfg, self, *args, **kwargs):
-        r, flops = handler(cfg, self, *args, **kwargs)
-        return _write(self, r), flops
+    def run(g, self, *args, **kwargs):
+        return _write(self, handler(g, self, *args, **kwargs))
     return run
 
 
@@ -351,7 +349,11 @@ OTHER_MATMUL_LIKE = frozenset(p for p in (getattr(aten, n, None) for n in (
     "_slow_conv2d_forward", "slow_conv3d_forward", "slow_conv_transpose2d", "slow_conv_transpose3d",
     "_conv_depthwise2d", "conv_depthwise3d", "slow_conv_dilated2d", "slow_conv_dilated3d", "miopen_convolution",
     "_nnpack_spatial_convolution", "_sparse_mm", "sspaddmm", "linear", "matmul", "einsum", "tensordot",
-    "chain_matmul", "linalg_multi_dot", "bilinear", "_trilinear", "inner", "outer", "ger")) if p is not None)
+    "chain_matmul", "linalg_multi_dot", "bilinear", "_trilinear", "inner", "outer", "ger",
+    # fused attention kernels of newer torch (their math path is bmm, which is emulated)
+    "_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_for_cpu",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention", "_flash_attention_forward",
+    "_efficient_attention_forward")) if p is not None)
 
 
 def _tensors(args, kwargs):
@@ -485,15 +487,16 @@ class emulate(TorchDispatchMode):
             self._pass(func, reason)
             return func(*args, **kwargs)
         t0 = time.perf_counter()
+        g = Counted(self.config)
         try:
-            result, flops = handler(self.config, *args, **kwargs)
+            result = handler(g, *args, **kwargs)
         except mmaemu.Error as e:
             dts = "/".join(sorted({dtype_name(t.dtype) for t in _tensors(args, kwargs)}))
             raise type(e)(f"mmaemu.torch.emulate: {func} on {dts} tensors: {e}") from None
         dt = time.perf_counter() - t0
         with self._lock:
             self.emulated[str(func)] += 1
-            self.flops += flops
+            self.flops += g.flops
             self.seconds += dt
         return result
 
