@@ -8,6 +8,7 @@ For an n x n x n product on H100 fp16 (and the other cases below) it times,
 interleaved so that both see the same load: mmaemu.matmul on numpy arrays
 (the reference), and torch's operation inside the mode (dispatch, the
 tensor <-> numpy views, the same mmaemu.matmul, the result as a tensor).
+A 16 x 16 x 16 product gives the fixed cost of the mode per operation.
 Prints the median time of each, the spread (25th-75th percentile) and the
 overhead of the mode: median(mode) / median(direct) - 1, the same for the
 minima, and the median of the per-pair differences in microseconds. The results are checked bit for
@@ -66,30 +67,36 @@ def main():
     gen = torch.Generator().manual_seed(0)
     a, b, bias = torch.randn(n, n, generator=gen), torch.randn(n, n, generator=gen), torch.randn(n, generator=gen)
     an, bn = a.numpy(), b.numpy()
-    mode = mt.emulate("H100", input="fp16", threads=th)
+    h100 = mmaemu.Model("H100")  # one lookup for both sides, as the mode holds its model
+    mode = mt.emulate(h100, input="fp16", threads=th)
     print(f"n = {n}, threads = {th}, {args.reps} interleaved pairs, libmmaemu {mmaemu.__version__}, "
           f"torch {torch.__version__}; times in ms, median (25th–75th percentile)")
     print("| case | mmaemu.matmul | inside emulate() | overhead (medians) | overhead (minima) | "
           "median pair difference (µs) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
 
-    case(f"torch.mm fp32, H100 fp16, {n}³", lambda: mmaemu.matmul(an, bn, "H100", input="fp16", threads=th),
+    case(f"torch.mm fp32, H100 fp16, {n}³", lambda: mmaemu.matmul(an, bn, h100, input="fp16", threads=th),
          lambda: torch.mm(a, b), args.reps, mode)
     cb = np.ascontiguousarray(np.broadcast_to(bias.numpy(), (n, n)))
     case(f"F.linear fp32 + bias (addmm), {n}³",
-         lambda: mmaemu.matmul(an, np.ascontiguousarray(bn).T, "H100", input="fp16", c=cb, beta=1.0, threads=th),
+         lambda: mmaemu.matmul(an, np.ascontiguousarray(bn).T, h100, input="fp16", c=cb, beta=1.0, threads=th),
          lambda: torch.nn.functional.linear(a, b, bias), args.reps, mode)
     ah, bh = a.half(), b.half()
     ahn, bhn = ah.numpy(), bh.numpy()
     case(f"torch.mm fp16 tensors, {n}³",
-         lambda: mmaemu.matmul(ahn, bhn, "H100", a_format="fp16", b_format="fp16", c_format="fp16", input="fp16",
+         lambda: mmaemu.matmul(ahn, bhn, h100, a_format="fp16", b_format="fp16", c_format="fp16", input="fp16",
                                threads=th),
          lambda: torch.mm(ah, bh), args.reps, mode)
     x3 = torch.randn(8, n // 4, n // 2, generator=gen)
     y3 = torch.randn(8, n // 2, n // 4, generator=gen)
     xs, ys = [x3[i].numpy() for i in range(8)], [y3[i].numpy() for i in range(8)]
+    s16, t16 = torch.randn(16, 16, generator=gen), torch.randn(16, 16, generator=gen)
+    s16n, t16n = s16.numpy(), t16.numpy()
+    case("torch.mm fp32, 16³ (the fixed cost per operation)",
+         lambda: mmaemu.matmul(s16n, t16n, h100, input="fp16", threads=th),
+         lambda: torch.mm(s16, t16), 10 * args.reps, mode)
     case(f"torch.bmm fp32, 8 x {n // 4}x{n // 4}x{n // 2}",
-         lambda: np.stack([mmaemu.matmul(x, y, "H100", input="fp16", threads=th) for x, y in zip(xs, ys)]),
+         lambda: np.stack([mmaemu.matmul(x, y, h100, input="fp16", threads=th) for x, y in zip(xs, ys)]),
          lambda: torch.bmm(x3, y3), args.reps, mode)
 
 

@@ -336,7 +336,7 @@ def _handlers():
             table[inplace.default] = (name, _inplace_form(h))
     table[aten.convolution.default] = ("convolution", _convolution)
     table[aten.convolution_backward.default] = ("convolution_backward", _convolution_backward)
-    return table
+    return {op: (name, h, str(op)) for op, (name, h) in table.items()}  # str(op): "aten.mm.default"
 
 
 HANDLERS = _handlers()
@@ -357,7 +357,7 @@ OTHER_MATMUL_LIKE = frozenset(p for p in (getattr(aten, n, None) for n in (
 
 
 def _tensors(args, kwargs):
-    for v in list(args) + list(kwargs.values()):
+    for v in (*args, *kwargs.values()):
         if isinstance(v, torch.Tensor):
             yield v
         elif isinstance(v, (list, tuple)):
@@ -366,21 +366,28 @@ def _tensors(args, kwargs):
                     yield u
 
 
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+_DTYPE_SET = frozenset(DTYPES)
+
+
 def _unsupported(args, kwargs):
     """Why the operation's tensors cannot be emulated, or None."""
-    dtypes = set()
+    dtype = None
     for t in _tensors(args, kwargs):
-        if type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+        if type(t) not in _PLAIN:
             return f"tensor subclass {type(t).__name__}"
-        if t.device.type != "cpu":
+        if not t.is_cpu:
             return f"device {t.device.type}"
-        if t.layout != torch.strided:
+        if t.layout is not torch.strided:
             return f"layout {t.layout}"
-        if t.dtype not in DTYPES:
-            return f"dtype {dtype_name(t.dtype)}"
-        dtypes.add(t.dtype)
-    if len(dtypes) > 1:
-        return "mixed dtypes " + "/".join(sorted(dtype_name(d) for d in dtypes))
+        dt = t.dtype
+        if dt not in _DTYPE_SET:
+            return f"dtype {dtype_name(dt)}"
+        if dtype is None:
+            dtype = dt
+        elif dt is not dtype:
+            return "mixed dtypes " + "/".join(sorted({dtype_name(t.dtype) for t in _tensors(args, kwargs)
+                                                     if t.dtype in _DTYPE_SET}))
     return None
 
 
@@ -479,7 +486,7 @@ class emulate(TorchDispatchMode):
             if func.overloadpacket in OTHER_MATMUL_LIKE:
                 self._pass(func, "not emulated")
             return func(*args, **kwargs)
-        name, handler = entry
+        name, handler, op_name = entry
         reason = "native block" if self.config is None else _unsupported(args, kwargs)
         if reason is None and self.vector == "native" and name in VECTOR_OPS:
             reason = "vector=native"
@@ -495,7 +502,7 @@ class emulate(TorchDispatchMode):
             raise type(e)(f"mmaemu.torch.emulate: {func} on {dts} tensors: {e}") from None
         dt = time.perf_counter() - t0
         with self._lock:
-            self.emulated[str(func)] += 1
+            self.emulated[op_name] += 1
             self.flops += g.flops
             self.seconds += dt
         return result
