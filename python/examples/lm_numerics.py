@@ -175,11 +175,11 @@ def picture(rows, path, meta):
     ax1.set_yticks(list(y))
     ax1.set_yticklabels(labels)
     ax1.invert_yaxis()
-    ax1.set_xlabel("|held-out loss − fp32| (nats/char; red: higher)")
+    ax1.set_xlabel("|held-out loss − fp32| (nats/char; red: higher, blue: lower)")
     ax2.barh(y, changed, color="C2")
     ax2.set_xlabel("next-character predictions changed (%)")
-    fig.suptitle(f"char-level transformer, held-out loss {base:.4f} in fp32: every matmul emulated ({meta})",
-                 fontsize=9)
+    fig.suptitle(f"character-level transformer, held-out loss {base:.4f} nats/char in fp32; every matmul "
+                 f"emulated\n({meta})", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
