@@ -484,7 +484,8 @@ def test_lm_numerics_smoke(tmp_path):
     import importlib.util
     import os
     path = os.path.join(os.path.dirname(__file__), "..", "examples", "lm_numerics.py")
-    if not os.path.isdir("/usr/lib/python3.11") or not any(n.endswith(".py") for n in os.listdir("/usr/lib/python3.11")):
+    corpus = "/usr/lib/python3.11"
+    if not os.path.isdir(corpus) or not any(n.endswith(".py") for n in os.listdir(corpus)):
         pytest.skip("no Python standard library sources to train on")
     spec = importlib.util.spec_from_file_location("lm_numerics", path)
     lm = importlib.util.module_from_spec(spec)

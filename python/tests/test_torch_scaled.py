@@ -13,7 +13,7 @@ F = torch.nn.functional
 import mmaemu  # noqa: E402
 import mmaemu.torch as mt  # noqa: E402
 from mmaemu.torch._scaled import fma32  # noqa: E402
-from test_torch import assert_bits, bits_of, codes_of  # noqa: E402
+from test_torch import assert_bits, bits_of  # noqa: E402
 
 
 def fp8_codes(shape, fmt, gen, scale=1.0):

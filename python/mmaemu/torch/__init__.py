@@ -26,4 +26,4 @@ from ._scaled import (  # noqa: F401
 )
 
 __all__ = ["emulate", "scaled_mm", "block_scaled_linear", "BlockScaledLinear", "swap_linears", "DTYPES",
-           "FLOAT8_DTYPES", "BLOCK_SCALED_FORMATS", "VECTOR_OPS"]
+           "FLOAT8_DTYPES", "BLOCK_SCALED_FORMATS", "VECTOR_OPS", "HANDLERS", "OTHER_MATMUL_LIKE"]

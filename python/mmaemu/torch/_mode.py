@@ -424,10 +424,11 @@ class emulate(TorchDispatchMode):
     they are) or "tensor" for fp8 policies: each operand of each product
     scaled by fl32(amax / max finite) before the RNE, saturating conversion
     (current per-tensor scaling), the product of the codes, and the scales
-    applied in the epilogue (alpha * s_a * s_b, rounded to fp32). vector: "model" (mv, addmv, dot as the unit's GEMM with
-    n = 1) or "native" (passed through, as a GPU BLAS runs float32 gemv and
-    dot on its FMA cores; MMA_GEMV of the shim). verbose: print report() to
-    stderr when the block ends.
+    applied in the epilogue (alpha * s_a * s_b, rounded to fp32).
+    vector: "model" (mv, addmv, dot as the unit's GEMM with n = 1) or
+    "native" (passed through, as a GPU BLAS runs float32 gemv and dot on its
+    FMA cores; MMA_GEMV of the shim). verbose: print report() to stderr when
+    the block ends.
 
     Results: the unit's accumulator, the library's fp32 epilogue
     (addmm, baddbmm, addmv: D = fma(alpha, acc, beta*C)), one RNE rounding to
