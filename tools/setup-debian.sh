@@ -12,5 +12,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test \
   libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin \
   pybind11-dev python3-pybind11 python3-pytest python3-matplotlib \
-  liblapack3 liblapack-dev python3-scipy octave liboctave-dev >/dev/null
+  liblapack3 liblapack-dev python3-scipy octave liboctave-dev \
+  git python3-pip python3-setuptools python3-wheel python3-build python3-venv python3-torch >/dev/null
 echo "setup-debian: packages installed"

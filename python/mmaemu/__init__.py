@@ -3,9 +3,11 @@
 tensor cores, AMD matrix cores) on numpy arrays, and in-process control of
 the BLAS shim.
 
-Every number comes from libmmaemu's C API (include/mmaemu/mmaemu.h); this
-package only checks and translates arguments, and releases the GIL while the
-library computes.
+Every number comes from libmmaemu's C API (include/mmaemu/mmaemu.h), in the
+libmmaemu.so beside the extension; this package only checks and translates
+arguments, and releases the GIL while the library computes. probe(),
+compare() and Model.units read the internal libraries, as the `mmaemu` CLI
+does (the extension _mmaemu_internal, loaded on first use).
 
     >>> import numpy as np, mmaemu
     >>> a = np.random.default_rng(1).standard_normal((64, 256), dtype=np.float32)
@@ -32,8 +34,18 @@ __all__ = [
     "Error", "UnknownModelError", "UnsupportedError", "ShimNotLoadedError", "Model", "models", "formats",
     "storage_dtype", "version", "matmul", "tile", "convert", "decode", "probe", "compare", "emulate",
     "shim_setting", "gemm_fp8_scaled", "quantize_fp8_blocks", "gemm_block_scaled", "quantize_mx",
-    "quantize_nvfp4", "dequantize",
+    "quantize_nvfp4", "dequantize", "is_block_scaled_policy", "BLOCK_SCALED_POLICIES", "__version__",
 ]
+
+__version__ = version()
+
+
+def __getattr__(name):
+    # mmaemu.torch on first use: importing torch takes seconds, and numpy users need none of it.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0, accumulate="gpu-blas",
@@ -65,10 +77,36 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     Returns D (m x n): float32 values (float64 for fp64 output) for float
     operands; codes of the output format (e.g. uint16 fp16 codes) for code
     operands; c_format chooses explicitly.
+
+    input may also be a block-scaled policy ("mxfp8", "mxfp8:e5m2", "mxfp6",
+    "mxfp6:e3m2", "mxfp4", "nvfp4"; docs/block-scaled.md): float32 a and b
+    are then quantised per block along k, op(A) by rows and op(B) by columns,
+    and multiplied on the model's block-scaled unit, as the BLAS shim does
+    (mmaemu_sgemm_block_scaled_acc). output, rounding, saturate, the formats,
+    threads and schedule do not apply there.
     """
+    if isinstance(input, str) and is_block_scaled_policy(input):
+        given = {"output": output, "rounding": rounding, "saturate": saturate, "a_format": a_format,
+                 "b_format": b_format, "c_format": c_format}
+        for arg, value in given.items():
+            if value is not None:
+                raise ValueError(f"{arg} does not apply to the block-scaled policy input={input!r}")
+        if threads != 0 or schedule != "chain":
+            raise ValueError(f"threads and schedule do not apply to the block-scaled policy input={input!r} "
+                             "(the block-scaled unit chains along k; MMA_NUM_THREADS sets its threads)")
+        return _mmaemu.sgemm_block_scaled(a, b, model, input, c=c, alpha=alpha, beta=beta, accumulate=accumulate)
     return _mmaemu.matmul(a, b, model, input=input, output=output, c=c, alpha=alpha, beta=beta,
                           accumulate=accumulate, rounding=rounding, saturate=saturate, a_format=a_format,
                           b_format=b_format, c_format=c_format, threads=threads, schedule=schedule)
+
+
+BLOCK_SCALED_POLICIES = ("mxfp8", "mxfp8:e5m2", "mxfp6", "mxfp6:e3m2", "mxfp4", "nvfp4")
+
+
+def is_block_scaled_policy(policy):
+    """True for the block-scaled input policies (mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4;
+    any case), which quantise float32 operands per block along k."""
+    return policy.split(":")[0].lower() in ("mxfp8", "mxfp6", "mxfp4", "nvfp4")
 
 
 def tile(model, a, b, c=None, *, input=None, output="fp32"):
@@ -108,7 +146,8 @@ def probe(model, input, output=None, instr=None):
     how it was found, or why not), anomalies, and report (the CLI's text).
     output None: fp32 (the input format for fp32/fp64).
     """
-    return _mmaemu.probe(model, input, output, instr)
+    from . import _mmaemu_internal  # the internal libraries, loaded on first use
+    return _mmaemu_internal.probe(model, input, output, instr)
 
 
 def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
@@ -120,7 +159,8 @@ def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
     |C - C_ref| / |C_ref|), unit_only (normwise error against the exact
     product of the operands rounded to `input`), seconds.
     """
-    return _mmaemu.compare(a, b, models, input=input, output=output, threads=threads)
+    from . import _mmaemu_internal  # the internal libraries, loaded on first use
+    return _mmaemu_internal.compare(a, b, models, input=input, output=output, threads=threads)
 
 
 def gemm_fp8_scaled(a, a_scales, b, b_scales, model, *, format="e4m3", block_k=128, block_n=128, b_trans=False,

@@ -2,7 +2,8 @@
 // probe() and compare(): the `mmaemu probe` and `mmaemu compare` commands
 // as Python values. They are analyses of the models, not GEMMs, and live in
 // the internal libraries mmaemu_probe and mmaemu_experiments (linked into
-// this module as into the CLI), so the Python results are the CLI's.
+// _mmaemu_internal as into the CLI; internal.cpp), so the Python results
+// are the CLI's.
 #include <sstream>
 #include <string>
 #include <vector>

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Errors, models() and Model: names through the C API; the unit table
 // (instruction, shape, parameters) from the model registry the CLI's
-// `mmaemu models` prints, since the C API has no entry point listing units.
+// `mmaemu models` prints, since the C API has no entry point listing units
+// (in _mmaemu_internal, internal.cpp).
 #include <string>
 #include <vector>
 
 #include "common.h"
-#include "models/model.h"
-#include "probe/probe.h"
 
 namespace mmaemu_py {
 namespace {
@@ -27,53 +26,12 @@ PyObject* exception_type(int status) {
   }
 }
 
-// The registry's view of a model, for its unit table.
-mmaemu::Model registry_model(const std::string& spec) {
-  try {
-    return mmaemu::lookup_model(spec);
-  } catch (const std::exception& e) {  // the C API lookup accepted it: cannot happen
-    throw std::runtime_error(e.what());
-  }
-}
-
-py::dict unit_dict(const mmaemu::ModelRow& r) {
-  using namespace mmaemu;
-  py::dict params;
-  params["accumulation"] = probe::name(r.accum);
-  params["block"] = r.accum == Accumulation::fma_chain ? 1 : r.block;
-  if (r.accum == Accumulation::aligned) {
-    params["frac_bits"] = r.frac_bits;
-    params["align_floor"] = r.align_floor == kNoFloor ? py::object(py::none()) : py::int_(r.align_floor);
-    params["final_round"] = round_name(r.final_round);
-  }
-  if (r.accum == Accumulation::pairwise) params["pair_group"] = r.pair_group;
-  params["result_frac_bits"] = r.result_frac_bits();
-  params["product"] = probe::name(r.product);
-  params["c_entry"] = probe::name(r.c_entry);
-  params["grouping"] = probe::name(r.grouping);
-  params["inputs_as_fp16"] = r.inputs_as_fp16;
-  params["in_subnormals"] = r.in_subnormals;
-  params["out_subnormals"] = r.out_subnormals;
-  params["reads_c"] = !r.ignores_c;
-  py::dict u;
-  u["input"] = info(r.in).name;
-  u["output"] = info(r.out).name;
-  u["instruction"] = r.instr;
-  u["shape"] = py::make_tuple(r.m, r.n, r.k);
-  u["gemm_default"] = r.gemm_default;
-  u["parameters"] = params;
-  return u;
-}
-
 // mmaemu.Model: a looked-up model, immutable.
 struct PyModel {
   ModelHandle h;
   std::string name() const { return mmaemu_model_name(h.get()); }
-  py::list units() const {
-    py::list out;
-    for (const mmaemu::ModelRow& r : registry_model(h.spec).rows) out.append(unit_dict(r));
-    return out;
-  }
+  // The unit table comes from the model registry, in _mmaemu_internal.
+  py::list units() const { return py::module_::import("mmaemu._mmaemu_internal").attr("units")(h.spec); }
   py::tuple tile_shape(const std::string& input, const std::string& output) const {
     int m = 0, n = 0, k = 0;
     check(mmaemu_tile_shape(h.get(), format_arg(input), format_arg(output), &m, &n, &k));

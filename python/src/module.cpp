@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // _mmaemu: the compiled part of the Python package `mmaemu` (python/mmaemu).
-// Every number it returns is computed by libmmaemu's C API (mmaemu.h) or,
-// for probe() and compare(), by the same libraries as the `mmaemu` CLI; the
-// module only checks and translates arguments.
+// Every number it returns is computed by libmmaemu's C API (mmaemu.h), in
+// libmmaemu.so; probe(), compare() and Model.units, which read the internal
+// libraries as the `mmaemu` CLI does, are in _mmaemu_internal
+// (internal.cpp). The module only checks and translates arguments.
 //
 // Extension point: a new part of the C API gets its own bind_*.cpp file,
 // declared in common.h and registered below with one line (the block-scaled
@@ -14,6 +15,5 @@ PYBIND11_MODULE(_mmaemu, m) {
   mmaemu_py::bind_models(m);
   mmaemu_py::bind_formats(m);
   mmaemu_py::bind_gemm(m);
-  mmaemu_py::bind_analysis(m);
   mmaemu_py::bind_scaled(m);
 }

@@ -269,6 +269,43 @@ py::array dequantize(const py::array& codes_in, const py::array& scales_in, cons
   return x;
 }
 
+// sgemm under a block-scaled policy: float32 operands quantised per block
+// along k by the C API (mmaemu_sgemm_block_scaled_acc), then its unit.
+py::array sgemm_block_scaled(const py::array& a_in, const py::array& b_in, const py::handle& model_obj,
+                             const std::string& policy, const py::object& c_in, float alpha, float beta,
+                             const std::string& accumulate) {
+  const ModelHandle model = model_arg(model_obj);
+  check_2d(a_in, "a");
+  check_2d(b_in, "b");
+  check_dtype(a_in, py::dtype("float32"), "a", "to be quantised under " + policy + ",");
+  check_dtype(b_in, py::dtype("float32"), "b", "to be quantised under " + policy + ",");
+  if (a_in.shape(1) != b_in.shape(0))
+    throw py::value_error("a is " + shape_text(a_in.shape(0), a_in.shape(1)) + " but b is " +
+                          shape_text(b_in.shape(0), b_in.shape(1)) + ": inner dimensions differ");
+  const int m = dim(a_in.shape(0), "m"), k = dim(a_in.shape(1), "k"), n = dim(b_in.shape(1), "n");
+  const mmaemu_accumulate acc = accumulate_arg(accumulate);
+  py::array d(py::dtype("float32"), {m, n});
+  if (!c_in.is_none()) {
+    if (!py::isinstance<py::array>(c_in)) throw py::type_error("c must be a numpy array");
+    py::module_::import("numpy").attr("copyto")(d, c_matrix(py::array(c_in), "float32", "c", "a's rows, b's columns",
+                                                            m, n));
+  } else if (beta != 0.0f) {
+    throw py::value_error("beta != 0 needs c");
+  }
+  const Layout la = layout_of(a_in, "a"), lb = layout_of(b_in, "b");
+  const auto* pa = static_cast<const float*>(a_in.data());
+  const auto* pb = static_cast<const float*>(b_in.data());
+  auto* pd = static_cast<float*>(d.mutable_data());
+  int status;
+  {
+    py::gil_scoped_release release;
+    status = mmaemu_sgemm_block_scaled_acc(model.get(), policy.c_str(), acc, MMAEMU_ROW_MAJOR, la.trans, lb.trans, m,
+                                           n, k, alpha, pa, la.ld, pb, lb.ld, beta, pd, std::max(1, n));
+  }
+  check(status, "input");
+  return d;
+}
+
 }  // namespace
 
 void bind_scaled(py::module_& m) {
@@ -289,6 +326,9 @@ void bind_scaled(py::module_& m) {
   m.def("dequantize", &dequantize, py::arg("codes"), py::arg("scales"), py::arg("element"),
         py::arg("scale_format") = "ue8m0", py::arg("block_size") = 32, py::arg("global_scale") = 1.0f,
         "See mmaemu.dequantize.");
+  m.def("sgemm_block_scaled", &sgemm_block_scaled, py::arg("a"), py::arg("b"), py::arg("model"), py::arg("policy"),
+        py::kw_only(), py::arg("c") = py::none(), py::arg("alpha") = 1.0f, py::arg("beta") = 0.0f,
+        py::arg("accumulate") = "gpu-blas", "See mmaemu.matmul with a block-scaled input policy.");
 }
 
 }  // namespace mmaemu_py
