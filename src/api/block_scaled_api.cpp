@@ -308,14 +308,14 @@ float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, con
   // Rows are independent: the bits do not depend on the threads; small inputs stay on one.
   const int threads = rows * k < (size_t{1} << 16) ? 1 : driver::thread_count(0);
   if (p.scale == MMAEMU_UE8M0) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t r = 0; r < rows; ++r)
+    driver::parallel_for(threads, rows, driver::Assign::blocks, [&](size_t r) {
       quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
+    });
     return 1.0f;
   }
   const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t r = 0; r < rows; ++r) quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]);
+  driver::parallel_for(threads, rows, driver::Assign::blocks,
+                       [&](size_t r) { quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]); });
   return g.decode;
 }
 

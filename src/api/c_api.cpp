@@ -59,6 +59,15 @@ static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_
 
 bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
 bool valid_rounding(int r) { return r >= MMAEMU_RNE && r <= MMAEMU_RNA; }
+
+// A thread count asked for: 0 .. driver::kMaxThreads (the message names the range).
+int check_threads(int threads) {
+  return guarded([&] {
+    driver::check_threads(threads);
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
 Fmt to_fmt(mmaemu_format f) { return static_cast<Fmt>(f); }
 Round to_round(mmaemu_rounding r) { return static_cast<Round>(r); }
 
@@ -227,6 +236,7 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
   if (int bad = check_gemm_args(layout, ta, tb, m, n, k, lda, ldb, ldc))
     return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm: parameter " + std::to_string(bad) + " had an illegal value");
   driver::Schedule schedule;
+  if (int bad = check_threads(opt->threads)) return bad;
   if (int bad = guarded([&] {
         schedule = driver::parse_schedule(opt->schedule && *opt->schedule ? opt->schedule : "chain");
         driver::check_schedule(schedule, *row);
@@ -317,6 +327,7 @@ int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp8_scaled_op
     return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: negative size or non-positive block size");
   if (lda < std::max(1, k) || ldb < std::max(1, opt->b_trans ? k : n) || ldd < std::max(1, n))
     return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: a leading dimension is too small");
+  if (int bad = check_threads(opt->threads)) return bad;
   if (m == 0 || n == 0) return MMAEMU_OK;
   if ((k > 0 && (!A || !B || !a_scales || !b_scales)) || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
   return guarded([&] {

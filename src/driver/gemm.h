@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "driver/parallel.h"
 #include "formats/container.h"
 #include "models/model.h"
 
@@ -41,9 +42,6 @@ struct GemmSpec {
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc);
-
-/// Number of threads a call with `requested` (0 = default) uses.
-int thread_count(int requested);
 
 /// The least multiply-adds (m*n*k) a GEMM gives each of its threads: a
 /// product too small to feed thread_count() threads runs on fewer (one
