@@ -63,7 +63,7 @@ void print_stats() {
 std::string mmaemu_shim::describe(const Config& cfg) {
   if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
   return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
-         (cfg.options.accumulate == MMAEMU_ACC_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
+         (cfg.options.accumulate == MMAEMU_ACC_BLAS_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
          (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 
@@ -128,7 +128,7 @@ const Config& mmaemu_shim::env_config() {
     mmaemu_gemm_options_init(&cfg.options);
     if (const char* a = std::getenv("MMA_ACCUMULATE"); a && *a) {
       if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
-      else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_INTO_C;
+      else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_BLAS_INTO_C;
       else config_error(std::string("MMA_ACCUMULATE='") + a + "' (valid: gpu-blas, accumulate-into-c)");
     }
     if (const char* d = std::getenv("MMA_DGEMM"); d && *d) {

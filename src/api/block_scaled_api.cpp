@@ -62,7 +62,9 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
   require(d->unit >= MMAEMU_UNIT_AUTO && d->unit <= MMAEMU_UNIT_GST, "unknown unit");
   require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
           "fp4_packed needs E2M1 operands");
-  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C, "unknown accumulate mode");
+  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C ||
+              d->accumulate == MMAEMU_ACC_BLAS_INTO_C,
+          "unknown accumulate mode (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)");
   const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
   try {
     ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
@@ -115,6 +117,16 @@ void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t 
 
 bool trans_ok(mmaemu_transpose t) { return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS; }
 
+// The chain's start (mmaemu.h, mmaemu_accumulate): BLAS_INTO_C starts from
+// beta*C only where the unit's result needs no scaling, alpha_eff = 1.
+ref::ScaledAccumulate chain_mode(const mmaemu_block_scale_desc& d, float alpha, float beta) {
+  if (d.accumulate == MMAEMU_ACC_INTO_C) return ref::ScaledAccumulate::into_c;
+  const float alpha_eff =
+      ref::make_epilogue(alpha, beta, d.a_global_scale, d.b_global_scale, ref::ScaledAccumulate::gpu_blas).alpha_eff;
+  return d.accumulate == MMAEMU_ACC_BLAS_INTO_C && alpha_eff == 1.0f ? ref::ScaledAccumulate::into_c
+                                                                     : ref::ScaledAccumulate::gpu_blas;
+}
+
 }  // namespace
 
 extern "C" {
@@ -166,8 +178,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     if (beta != 0)
       for (size_t i = 0; i < M; ++i)
         for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
-    const ref::ScaledAccumulate mode =
-        desc->accumulate == MMAEMU_ACC_INTO_C ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
+    const ref::ScaledAccumulate mode = chain_mode(*desc, alpha, beta);
     driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
                       desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
     for (size_t i = 0; i < M; ++i)
