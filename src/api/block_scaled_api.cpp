@@ -174,15 +174,10 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
       for (size_t t = 0; t < KB; ++t) SAc[i * KB + t] = SA[offset(row, at, i, t, ldsa)];
     for (size_t j = 0; j < N; ++j)
       for (size_t t = 0; t < KB; ++t) SBc[j * KB + t] = SB[offset(row, bt, t, j, ldsb)];
-    std::vector<float> Cc(M * N, 0.0f), D(M * N);
-    if (beta != 0)
-      for (size_t i = 0; i < M; ++i)
-        for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
+    // C in place, in the caller's layout (each element read before it is written).
     const ref::ScaledAccumulate mode = chain_mode(*desc, alpha, beta);
     driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
-                      desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
-    for (size_t i = 0; i < M; ++i)
-      for (size_t j = 0; j < N; ++j) C[offset(row, false, i, j, ldc)] = D[i * N + j];
+                         desc->a_global_scale, desc->b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row});
     return MMAEMU_OK;
   });
 }

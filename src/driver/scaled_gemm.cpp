@@ -353,7 +353,7 @@ void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::siz
   float cv[kRowsPerTask][L] = {};
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j) {
-      cv[r][j] = ep.reads_c() ? g.C[(i0 + r) * g.n + j0 + j] : 0.0f;
+      cv[r][j] = ep.reads_c() ? g.C[g.c_at(i0 + r, j0 + j)] : 0.0f;
       acc[r][j] = ep.start(cv[r][j]);
     }
   if (chain) {
@@ -364,7 +364,7 @@ void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::siz
   }
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j)
-      g.D[(i0 + r) * g.n + j0 + j] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
+      g.D[g.c_at(i0 + r, j0 + j)] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
 }
 
 void check(const ref::ScaledGemm& g) {
