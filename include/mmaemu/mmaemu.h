@@ -347,7 +347,8 @@ MMAEMU_API int mmaemu_nvfp4_global_scale(size_t n, const float* x, float* encode
 MMAEMU_API int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes,
                                      uint8_t* scales);
 
-/** x[i] = codes[i] * scales[i/block_size] * global_scale, rounded once to fp32. */
+/** x[i] = codes[i] * scales[i/block_size] * global_scale, rounded once to fp32;
+ *  global_scale (a decode scale) must be positive and finite. */
 MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size, size_t n,
                                  const uint8_t* codes, const uint8_t* scales, float global_scale,
                                  float* x);

@@ -265,6 +265,8 @@ int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size
     require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
     require(is_scale(scale), "scale must be UE8M0 or UE4M3");
     require(block_size > 0, "block_size must be positive");
+    require(std::isfinite(global_scale) && global_scale > 0,
+            "global_scale must be positive and finite (a decode scale), got " + std::to_string(global_scale));
     require(n == 0 || (x && codes && scales), "null pointer");
     for (size_t i = 0; i < n; ++i)
       require(!(codes[i] >> info(fmt_of(element)).width),
