@@ -5,6 +5,7 @@
 // kernels/scaled_plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -358,6 +359,10 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
     const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs, KB = KP / bs;
+    // The padded k goes to mmaemu_gemm_block_scaled as an int.
+    require(KP <= static_cast<size_t>(INT_MAX), "k = " + std::to_string(k) + " padded to whole blocks of " +
+                                                    std::to_string(bs) + " is " + std::to_string(KP) +
+                                                    ", beyond the C API's int range (2^31 - 1)");
     check_ld("A", row, at, M, K, lda);
     check_ld("B", row, bt, K, N, ldb);
     check_ld("C", row, false, M, N, ldc);

@@ -23,12 +23,17 @@ const char* const kScheduleSyntax =
   throw std::invalid_argument("invalid schedule '" + text + "': " + why + " (" + kScheduleSyntax + ")");
 }
 
+// A count P or S: a positive integer of at most 18 digits (any larger
+// interval or slice count acts as the largest k would).
 std::size_t parse_count(const std::string& text, const std::string& digits) {
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+  constexpr std::size_t kMaxDigits = 18;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c)) != 0;
       }))
     bad_schedule(text, "'" + digits + "' is not a positive integer");
-  const std::size_t v = std::stoul(digits);
+  const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size());
+  if (digits.size() - first > kMaxDigits) bad_schedule(text, "'" + digits + "' is too large (at most 18 digits)");
+  const std::size_t v = first == digits.size() ? 0 : static_cast<std::size_t>(std::stoull(digits.substr(first)));
   if (v == 0) bad_schedule(text, "'" + digits + "' is not a positive integer");
   return v;
 }
