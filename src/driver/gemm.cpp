@@ -13,9 +13,9 @@
 
 namespace mmaemu::driver {
 
-int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k) {
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, bool chain) {
   const int requested = thread_count(spec.threads);
-  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread;
+  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread * (chain ? kChainWorkFactor : 1);
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(std::max<std::size_t>(k, 1));
   return static_cast<int>(std::clamp(work / static_cast<double>(per), 1.0, static_cast<double>(requested)));
 }
@@ -25,11 +25,11 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
           std::ptrdiff_t ldc) {
   if (m == 0 || n == 0) return;
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
-  const int threads = gemm_threads(spec, m, n, k);
+  const fast::KernelPlan plan = fast::plan(*spec.row, {spec.use_reference, spec.simd_off});
+  const int threads = gemm_threads(spec, m, n, k, plan.macro == fast::Macro::chain);
   fast::FpEnvGuard env_main;
   if (alpha == 0.0) return epilogue.scale_only(m, n, threads);
 
-  const fast::KernelPlan plan = fast::plan(*spec.row, {spec.use_reference, spec.simd_off});
   const GemmCall call{spec, *spec.row, m, n, k, A, B, threads, epilogue, plan};
   switch (plan.macro) {
     case fast::Macro::chain: return run_chain_macro(call);

@@ -33,7 +33,8 @@ int thread_count(int requested);
 
 /// How parallel_for hands out its tasks to threads.
 enum class Assign : unsigned char {
-  blocks,   ///< in contiguous blocks, one per thread (OpenMP's static)
+  blocks,   ///< in contiguous blocks, one per thread (OpenMP's static); a
+            ///< thread done with its block takes the rest of the others'
   dynamic,  ///< one at a time, in order, to whichever thread is free
 };
 
@@ -57,9 +58,10 @@ class TaskRef {
 /// (nested calls run on their own thread), or when the system cannot
 /// create more. Every task runs under the kernels' floating-point
 /// environment (kernels/fp_env.h: round to nearest, no FTZ/DAZ), the
-/// caller's restored on return. The first exception a task throws is
-/// rethrown here, once the others have stopped (tasks not yet started are
-/// skipped).
+/// caller's restored on return. The caller never waits for a worker that
+/// has not started: what it would have run, the others run. The first
+/// exception a task throws is rethrown here, once the others have stopped
+/// (tasks not yet started are skipped).
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body);
 
 /// Pool workers started so far (tests).
