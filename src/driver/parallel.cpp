@@ -178,6 +178,8 @@ class Pool {
     return all_.size();
   }
 
+  Pool* previous = nullptr;  // the pool of the parent, after fork() (kept reachable)
+
  private:
   // A detached thread that blocks the asynchronous signals (a program's
   // handlers run on its own threads); null if it cannot be created.
@@ -218,7 +220,11 @@ std::once_flag g_pool_once;
 Pool& pool() {
   std::call_once(g_pool_once, [] {
     g_pool.store(new Pool, std::memory_order_release);
-    pthread_atfork(nullptr, nullptr, [] { g_pool.store(new Pool, std::memory_order_release); });
+    pthread_atfork(nullptr, nullptr, [] {
+      Pool* fresh = new Pool;
+      fresh->previous = g_pool.load(std::memory_order_relaxed);
+      g_pool.store(fresh, std::memory_order_release);
+    });
   });
   return *g_pool.load(std::memory_order_acquire);
 }
