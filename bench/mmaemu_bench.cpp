@@ -4,7 +4,7 @@
 //
 //   mmaemu-bench [--model M] [--input F] [--output F] [--n N[,N...]]
 //                [--shape M,N,K]... [--threads T[,T...]] [--csv FILE]
-//                [--repeat R] [--schedule S] [--validate DIR[,DIR...]]
+//                [--repeat R] [--schedule S] [--validate DIR[,DIR...]] [--busy P]
 // --output: the unit's output format (fp16: the fp16 -> fp16 rows; A, B
 // and C stay fp32 in memory). --n: square products; --shape: any product
 // (repeatable), OpenBLAS timed on the same shape; either replaces the
@@ -16,8 +16,16 @@
 // The block-scaled rows (mxfp8, nvfp4: the shim's sgemm policies, through
 // mmaemu_sgemm_block_scaled, quantisation timed) take --threads through
 // MMA_NUM_THREADS.
+// --busy P: P competitor processes spin on the CPU for the whole run (a
+// machine whose cores are not all free); with two or more thread counts
+// the run ends with each row's time ratio to its first thread count
+// (README, "Threads").
 #include <cblas.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -95,6 +103,30 @@ void report_openblas_core() {
                  "mmaemu-bench: OpenBLAS runs its generic Prescott kernel on this AVX2 CPU (it does not know the "
                  "model); the ratios would flatter the emulator. Run with OPENBLAS_CORETYPE=Haswell (AVX2), "
                  "SkylakeX or Cooperlake (AVX-512).\n");
+}
+
+// --busy: the competitor processes, ended at exit.
+std::vector<pid_t> g_competitors;
+
+void stop_competitors() {
+  for (pid_t p : g_competitors) kill(p, SIGKILL);
+  for (pid_t p : g_competitors) waitpid(p, nullptr, 0);
+  g_competitors.clear();
+}
+
+// Forks `count` processes that spin until killed (or until this one dies).
+bool start_competitors(int count) {
+  for (int i = 0; i < count; ++i) {
+    const pid_t p = fork();
+    if (p < 0) return false;
+    if (p == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      for (volatile unsigned long spin = 0;;) spin = 0;  // (volatile: the loop stays)
+    }
+    g_competitors.push_back(p);
+  }
+  std::atexit(stop_competitors);
+  return true;
 }
 
 double now() {
@@ -233,7 +265,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<int> threads = {1, 2};
   std::vector<std::string> validate_roots;
-  int repeat = 0;
+  int repeat = 0, busy = 0;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     Shape shape{};
@@ -249,13 +281,14 @@ int main(int argc, char** argv) {
     else if (arg("--csv")) csv_file = argv[++i];
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
     else if (arg("--schedule")) schedule = argv[++i];
+    else if (arg("--busy")) busy = std::atoi(argv[++i]);
     else if (arg("--validate")) {
       std::stringstream ss(argv[++i]);
       for (std::string dir; std::getline(ss, dir, ',');) validate_roots.push_back(dir);
     } else {
       std::fprintf(stderr,
                    "usage: mmaemu-bench [--model M] [--input F] [--output F] [--n N,...] [--shape M,N,K]... "
-                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...]\n");
+                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--busy P]\n");
       return 2;
     }
   }
@@ -282,6 +315,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (busy < 0 || busy > 64 || !start_competitors(busy)) {
+    std::fprintf(stderr, "mmaemu-bench: --busy takes 0 .. 64 competitor processes\n");
+    return 2;
+  }
+  if (busy) std::printf("%d busy competitor process%s spinning for the whole run\n", busy, busy == 1 ? "" : "es");
+  // Each row's time per thread count, for the ratios at the end.
+  std::vector<std::pair<std::string, std::vector<double>>> times;
   FILE* csv = csv_file.empty() ? nullptr : std::fopen(csv_file.c_str(), "w");
   if (!csv_file.empty() && !csv) {
     std::fprintf(stderr, "mmaemu-bench: cannot write %s\n", csv_file.c_str());
@@ -351,6 +391,10 @@ int main(int argc, char** argv) {
         }
         const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
         const std::string name = schedule.empty() ? c.model : c.model + " " + schedule;
+        const std::string row = name + " " + c.input + "->" + c.output + " " + shape_name;
+        auto at = std::find_if(times.begin(), times.end(), [&](const auto& r) { return r.first == row; });
+        if (at == times.end()) at = times.insert(times.end(), {row, {}});
+        at->second.push_back(t_emu);
         std::printf("%-13s %-6s %-6s %14s %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(),
                     c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
         std::fflush(stdout);
@@ -358,6 +402,16 @@ int main(int argc, char** argv) {
           std::fprintf(csv, "%s,%s,%s,%s,%d,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), c.output.c_str(),
                        shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
       }
+    }
+  }
+  if (threads.size() > 1) {
+    std::printf("time ratio to %d thread%s (columns: threads", threads[0], threads[0] == 1 ? "" : "s");
+    for (int t : threads) std::printf(" %d", t);
+    std::printf("):\n");
+    for (const auto& [row, ts] : times) {
+      std::printf("  %-40s", row.c_str());
+      for (double t : ts) std::printf(" %7.3f", t / ts[0]);
+      std::printf("\n");
     }
   }
   engine_throughput();

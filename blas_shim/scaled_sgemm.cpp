@@ -5,12 +5,22 @@
 // (shim.cpp's gemm_col), which quantises and calls the block-scaled unit; an
 // ssyrk quantises op(A) once here and runs the unit on tiles of it.
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <cmath>
 #include <string>
 
 #include "shim_config.h"
 
 namespace {
+
+// "chain", in any case and spacing, as mmaemu_gemm reads a schedule.
+bool is_chain(const char* schedule) {
+  std::string s;
+  for (const char* c = schedule; *c; ++c)
+    if (!std::isspace(static_cast<unsigned char>(*c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+  return s == "chain";
+}
 
 // The registered models that have a unit for `desc`, comma separated.
 std::string models_with_unit(const mmaemu_block_scale_desc& desc) {
@@ -48,8 +58,10 @@ std::string mmaemu_shim::select_block_scaled(Config& cfg, const char* policy_var
   if (mmaemu_tile_block_scaled_shape(cfg.model, &desc, nullptr, nullptr, nullptr, nullptr) != MMAEMU_OK)
     return setting + "model " + mmaemu_model_name(cfg.model) + " has no unit for it (models that have one: " +
            models_with_unit(desc) + ")";
-  // Settings the block-scaled path does not read are refused, not ignored.
-  if (cfg.options.schedule) return setting + "MMA_SCHEDULE does not apply to a block-scaled policy";
+  // Settings the block-scaled path does not read are refused, not ignored
+  // (MMA_SCHEDULE=chain, the default, is what it does).
+  if (cfg.options.schedule && !is_chain(cfg.options.schedule))
+    return setting + "MMA_SCHEDULE=" + cfg.options.schedule + " does not apply to a block-scaled policy (only chain does)";
   cfg.block_scaled = true;
   return "";
 }
@@ -63,6 +75,15 @@ std::string mmaemu_shim::select_block_scaled(Config& cfg, const char* policy_var
 // block-scaled GEMM depends only on its row's and column's codes and
 // scales, c and the epilogue (docs/block-scaled.md §4), so any tiling over
 // n gives the whole product's bits.
+
+std::string mmaemu_shim::scaled_k_error(const Config& cfg, int k) {
+  mmaemu_block_scale_desc desc;
+  if (mmaemu_parse_block_scaled_policy(cfg.policy.c_str(), &desc) != MMAEMU_OK) return mmaemu_last_error();
+  const long long bs = desc.block_size, kp = (k + bs - 1) / bs * bs;
+  if (kp <= INT_MAX) return "";
+  return "k = " + std::to_string(k) + " padded to whole blocks of " + std::to_string(bs) + " is " +
+         std::to_string(kp) + ", beyond the C API's int range (2^31 - 1)";
+}
 
 int mmaemu_shim::quantise_syrk_operand(const Config& cfg, char trans, int n, int k, const float* A, int lda,
                                        ScaledOperand& q) {

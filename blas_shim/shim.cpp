@@ -63,7 +63,7 @@ void print_stats() {
 std::string mmaemu_shim::describe(const Config& cfg) {
   if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
   return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
-         (cfg.options.accumulate == MMAEMU_ACC_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
+         (cfg.options.accumulate == MMAEMU_ACC_BLAS_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
          (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 
@@ -128,7 +128,7 @@ const Config& mmaemu_shim::env_config() {
     mmaemu_gemm_options_init(&cfg.options);
     if (const char* a = std::getenv("MMA_ACCUMULATE"); a && *a) {
       if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
-      else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_INTO_C;
+      else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_BLAS_INTO_C;
       else config_error(std::string("MMA_ACCUMULATE='") + a + "' (valid: gpu-blas, accumulate-into-c)");
     }
     if (const char* d = std::getenv("MMA_DGEMM"); d && *d) {
@@ -229,8 +229,15 @@ void timed(Stats& s, double flops, F&& f) {
   s.seconds.fetch_add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
+// A routine's name for messages: "SGEMM", not xerbla's padded "SGEMM ".
+std::string unpadded(const char* routine) {
+  std::string s(routine);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 void fail_call(const char* routine) {
-  std::fprintf(stderr, "libmmaemu: %s: %s\n", routine, mmaemu_last_error());
+  std::fprintf(stderr, "libmmaemu: %s: %s\n", unpadded(routine).c_str(), mmaemu_last_error());
   std::_Exit(2);
 }
 
@@ -241,10 +248,10 @@ void no_throw(const char* routine, F&& f) {
   try {
     f();
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "libmmaemu: %s: out of memory\n", routine);
+    std::fprintf(stderr, "libmmaemu: %s: out of memory\n", unpadded(routine).c_str());
     std::_Exit(2);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "libmmaemu: %s: %s\n", routine, e.what());
+    std::fprintf(stderr, "libmmaemu: %s: %s\n", unpadded(routine).c_str(), e.what());
     std::_Exit(2);
   }
 }
@@ -461,6 +468,10 @@ void syrk_col(SyrkCall s, float* C, int ldc) {
   // tensor); the tiles then read its codes (scaled_sgemm.cpp).
   ScaledOperand q;
   if (config().block_scaled) {
+    if (const std::string error = mmaemu_shim::scaled_k_error(config(), s.k); !error.empty()) {
+      std::fprintf(stderr, "libmmaemu: SSYRK: %s\n", error.c_str());
+      std::_Exit(2);
+    }
     int status = MMAEMU_OK;
     no_throw("SSYRK ", [&] { status = mmaemu_shim::quantise_syrk_operand(config(), s.trans, s.n, s.k, s.A, s.lda, q); });
     if (status != MMAEMU_OK) fail_call("SSYRK ");

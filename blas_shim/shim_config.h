@@ -55,6 +55,10 @@ struct ScaledOperand {
   std::vector<uint8_t> codes, scales;
 };
 
+/// "" if k, padded to whole blocks of cfg's block-scaled policy, fits the
+/// C API's int; else the message (scaled_sgemm.cpp).
+std::string scaled_k_error(const Config& cfg, int k);
+
 /// Quantises op(A) (n x k: A column-major, n x k for trans 'N', else k x n)
 /// into q; returns the C API status (message: mmaemu_last_error()).
 int quantise_syrk_operand(const Config& cfg, char trans, int n, int k, const float* A, int lda, ScaledOperand& q);

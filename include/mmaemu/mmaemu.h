@@ -79,9 +79,21 @@ typedef enum mmaemu_accumulate {
    *  BLAS epilogue does. beta = 0 never reads C; alpha = 1, beta = 0 gives the
    *  unit's accumulator exactly. */
   MMAEMU_ACC_GPU_BLAS = 0,
-  /** beta*C (rounded to the unit's output format) is the first accumulator
-   *  of the chain, as in the MATLAB toolbox's GEMM; D = alpha*acc (fp32). */
-  MMAEMU_ACC_INTO_C = 1
+  /** The MATLAB toolbox's GEMM, D = alpha*(beta*C + A*B): beta*C (rounded
+   *  to the unit's output format) is the first accumulator of the chain;
+   *  D = alpha*acc (fp32). This is the BLAS contract only for alpha = 1
+   *  (MMAEMU_ACC_BLAS_INTO_C keeps it for every alpha). */
+  MMAEMU_ACC_INTO_C = 1,
+  /** Accumulate into C under the BLAS contract D = alpha*A*B + beta*C (the
+   *  BLAS shim's MMA_ACCUMULATE=accumulate-into-c). With alpha = 1 (and a
+   *  unit that reads its accumulator) it is MMAEMU_ACC_INTO_C: the chain
+   *  starts from beta*C rounded once to the unit's output format, and D is
+   *  the chain's result (k = 0: that rounded beta*C). For any other alpha a
+   *  unit cannot scale its products, so the call is MMAEMU_ACC_GPU_BLAS: the
+   *  chain starts from +0, D = fma(alpha, acc, beta*C) in fp32 (beta*C
+   *  rounded once). beta = 0 never reads C. Block-scaled products compare
+   *  alpha_eff = RNE32(alpha*g_a*g_b) with 1 (docs/block-scaled.md §4.4). */
+  MMAEMU_ACC_BLAS_INTO_C = 2
 } mmaemu_accumulate;
 
 /** Opaque model handle. */
@@ -335,7 +347,8 @@ MMAEMU_API int mmaemu_nvfp4_global_scale(size_t n, const float* x, float* encode
 MMAEMU_API int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes,
                                      uint8_t* scales);
 
-/** x[i] = codes[i] * scales[i/block_size] * global_scale, rounded once to fp32. */
+/** x[i] = codes[i] * scales[i/block_size] * global_scale, rounded once to fp32;
+ *  global_scale (a decode scale) must be positive and finite. */
 MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size, size_t n,
                                  const uint8_t* codes, const uint8_t* scales, float global_scale,
                                  float* x);
@@ -365,7 +378,9 @@ MMAEMU_API int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* 
 /** mmaemu_sgemm_block_scaled with the accumulation semantics chosen
  *  (docs/block-scaled.md §4.4): MMAEMU_ACC_GPU_BLAS is
  *  mmaemu_sgemm_block_scaled; MMAEMU_ACC_INTO_C starts each element's chain
- *  from RNE32(beta*C). (The BLAS shim's MMA_ACCUMULATE.) */
+ *  from RNE32(beta*C), D = alpha_eff*acc; MMAEMU_ACC_BLAS_INTO_C does so
+ *  only where alpha_eff = 1, else it is MMAEMU_ACC_GPU_BLAS (the BLAS shim's
+ *  MMA_ACCUMULATE=accumulate-into-c). */
 MMAEMU_API int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
                                              mmaemu_accumulate accumulate, mmaemu_layout layout, mmaemu_transpose ta,
                                              mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,

@@ -46,18 +46,20 @@ struct Report {
   }
 };
 
-py::dict probe_dict(const std::string& model_name, const std::string& input, const py::object& output,
-                    const py::object& instr) {
+py::dict probe_dict(const py::handle& model_obj, const py::object& input_obj, const py::object& output,
+                    const py::object& instr_obj) {
+  const std::string model_name = model_arg(model_obj).spec;
   const mmaemu::Model m = registry_lookup(model_name);
-  const Fmt in = fmt_arg(input);
+  const Fmt in = fmt_arg(str_arg(input_obj, "input"));
   const Fmt out = output.is_none() ? (in == Fmt::fp32 || in == Fmt::fp64 ? in : Fmt::fp32)
-                                   : fmt_arg(output.cast<std::string>());
-  const ModelRow* row = instr.is_none() ? m.find(in, out) : m.find_instr(instr.cast<std::string>(), in, out);
+                                   : fmt_arg(str_arg(output, "output"));
+  const std::string instr = instr_obj.is_none() ? "" : str_arg(instr_obj, "instr");
+  const ModelRow* row = instr_obj.is_none() ? m.find(in, out) : m.find_instr(instr, in, out);
   if (!row) {  // the C API's message for a missing unit
     int mm, nn, kk;
     check(mmaemu_tile_shape(lookup(model_name).get(), static_cast<mmaemu_format>(in),
                             static_cast<mmaemu_format>(out), &mm, &nn, &kk));
-    throw py::value_error(m.name + " has no instruction '" + (instr.is_none() ? "" : instr.cast<std::string>()) +
+    throw py::value_error(m.name + " has no instruction '" + instr +
                           "' for " + info(in).name + " -> " + info(out).name);
   }
   probe::Features f;
@@ -114,7 +116,8 @@ py::dict probe_dict(const std::string& model_name, const std::string& input, con
   return d;
 }
 
-experiments::Matrix matrix_arg(const py::array& x, const char* arg) {
+experiments::Matrix matrix_arg(const py::handle& x_obj, const char* arg) {
+  const py::array x = array_arg(x_obj, arg);
   if (x.dtype().kind() != 'f') throw py::type_error(std::string(arg) + " must be a float array (compare reads binary64 values)");
   const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(x);
   if (a.ndim() != 2) throw py::value_error(std::string(arg) + " must be a 2-D array");
@@ -123,17 +126,23 @@ experiments::Matrix matrix_arg(const py::array& x, const char* arg) {
   return m;
 }
 
-py::list compare_list(const py::array& a_in, const py::array& b_in, const py::object& models, const std::string& input,
-                      const py::object& output, int threads) {
+py::list compare_list(const py::object& a_in, const py::object& b_in, const py::object& models,
+                      const py::object& input_obj, const py::object& output, const py::object& threads_obj) {
   const experiments::Matrix A = matrix_arg(a_in, "a"), B = matrix_arg(b_in, "b");
+  const std::string input = str_arg(input_obj, "input");
+  const int threads = int_arg(threads_obj, "threads");
+  check_threads(threads);
   if (A.cols != B.rows) throw py::value_error("a and b: inner dimensions differ");
   std::vector<mmaemu::Model> list;
   if (models.is_none())
     for (std::size_t i = 0; i < mmaemu_model_count(); ++i) list.push_back(registry_lookup(mmaemu_model_list(i)));
+  else if (!py::isinstance<py::str>(models) && !py::isinstance<py::iterable>(models))
+    throw py::type_error("models must be a name, an mmaemu.Model or a list of them, not " + type_name(models));
   else
-    for (const py::handle& h : models) list.push_back(registry_lookup(model_arg(h).spec));
+    for (const py::handle& h : py::isinstance<py::str>(models) ? py::list(py::make_tuple(models)) : py::list(models))
+      list.push_back(registry_lookup(model_arg(h).spec));
   const Fmt in = fmt_arg(input);
-  const Fmt out = output.is_none() ? (in == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32) : fmt_arg(output.cast<std::string>());
+  const Fmt out = output.is_none() ? (in == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32) : fmt_arg(str_arg(output, "output"));
   std::vector<experiments::CompareResult> res;
   {
     py::gil_scoped_release release;

@@ -64,8 +64,21 @@ struct Layout {
   int ld;
 };
 Layout layout_of(const py::array& x, const char* arg);
-/// "gpu-blas" or "into-c".
+/// "gpu-blas", "into-c" or "blas-into-c".
 mmaemu_accumulate accumulate_arg(const std::string& a);
+
+/// Arguments are taken as objects and converted by these (args.cpp): a
+/// wrong type is a TypeError naming the argument; a str holding a NUL byte
+/// is a ValueError.
+py::array array_arg(const py::handle& x, const char* arg);
+std::string str_arg(const py::handle& x, const char* arg);
+double float_arg(const py::handle& x, const char* arg);
+int int_arg(const py::handle& x, const char* arg);
+bool bool_arg(const py::handle& x, const char* arg);
+/// Refuses a thread count outside 0 .. 4096 (as the C API and MMA_NUM_THREADS).
+void check_threads(int threads);
+/// The name of x's type ("list").
+std::string type_name(const py::handle& x);
 
 void bind_models(py::module_& m);
 void bind_formats(py::module_& m);

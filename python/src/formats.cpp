@@ -35,7 +35,7 @@ mmaemu_rounding rounding_arg(const std::string& name) {
 }
 
 mmaemu_format operand_format(const py::array& x, const py::object& named, const char* arg, const char* format_arg_name) {
-  if (!named.is_none()) return format_arg(named.cast<std::string>());
+  if (!named.is_none()) return format_arg(str_arg(named, format_arg_name));
   const char kind = x.dtype().kind();
   const auto size = x.dtype().itemsize();
   if (kind == 'f' && size == 8) return MMAEMU_FP64;
@@ -89,15 +89,17 @@ void bind_formats(py::module_& m) {
       },
       "Names of every storage and unit format, in the C API's order.");
   m.def(
-      "storage_dtype", [](const std::string& fmt) { return storage_dtype(format_arg(fmt)); }, py::arg("fmt"),
+      "storage_dtype", [](const py::object& fmt) { return storage_dtype(format_arg(str_arg(fmt, "fmt"))); },
+      py::arg("fmt"),
       "The numpy dtype holding values of a format: float64 (fp64), float32 (fp32, tf32), uint16 or uint8 (codes).");
   m.def(
       "convert",
-      [](const py::array& x, const std::string& to, const std::string& rounding, bool saturate,
+      [](const py::object& x_obj, const py::object& to, const py::object& rounding, const py::object& saturate,
          const py::object& source) {
-        const mmaemu_format from =
-            operand_format(x, source, "x", "source");
-        return convert_array(x, from, format_arg(to), rounding_arg(rounding), saturate);
+        const py::array x = array_arg(x_obj, "x");
+        const mmaemu_format from = operand_format(x, source, "x", "source");
+        return convert_array(x, from, format_arg(str_arg(to, "to")), rounding_arg(str_arg(rounding, "rounding")),
+                             bool_arg(saturate, "saturate"));
       },
       py::arg("x"), py::arg("to"), py::arg("rounding") = "rne", py::arg("saturate") = false,
       py::arg("source") = py::none(),
@@ -107,8 +109,9 @@ void bind_formats(py::module_& m) {
       "uint16/uint8 codes. Non-contiguous x is copied.");
   m.def(
       "decode",
-      [](const py::array& codes, const std::string& fmt) {
-        return convert_array(codes, format_arg(fmt), MMAEMU_FP64, MMAEMU_RNE, false);
+      [](const py::object& codes, const py::object& fmt) {
+        return convert_array(array_arg(codes, "codes"), format_arg(str_arg(fmt, "fmt")), MMAEMU_FP64, MMAEMU_RNE,
+                             false);
       },
       py::arg("codes"), py::arg("fmt"), "The exact values (float64) of codes of format `fmt`.");
 }

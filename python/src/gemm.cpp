@@ -31,8 +31,9 @@ void check_2d(const py::array& x, const char* arg) {
 
 mmaemu_accumulate accumulate_arg(const std::string& a) {
   if (a == "gpu-blas") return MMAEMU_ACC_GPU_BLAS;
-  if (a == "into-c" || a == "accumulate-into-c") return MMAEMU_ACC_INTO_C;
-  throw py::value_error("unknown accumulate '" + a + "' (valid: gpu-blas, into-c)");
+  if (a == "into-c") return MMAEMU_ACC_INTO_C;
+  if (a == "blas-into-c" || a == "accumulate-into-c") return MMAEMU_ACC_BLAS_INTO_C;  // as the shim's MMA_ACCUMULATE
+  throw py::value_error("unknown accumulate '" + a + "' (valid: gpu-blas, into-c, blas-into-c)");
 }
 
 namespace {
@@ -44,7 +45,7 @@ bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_F
 // An fp64 output with no input named means the fp64 unit.
 void set_input(mmaemu_gemm_options& opt, const ModelHandle& model, const py::object& input) {
   std::string policy;
-  if (!input.is_none()) policy = input.cast<std::string>();
+  if (!input.is_none()) policy = str_arg(input, "input");
   else if (opt.output == MMAEMU_FP64) policy = "fp64";
   else if (opt.a_storage == opt.b_storage && !is_value_format(opt.a_storage)) policy = format_name(opt.a_storage);
   else policy = mmaemu_default_policy(model.get());
@@ -56,11 +57,15 @@ void set_input(mmaemu_gemm_options& opt, const ModelHandle& model, const py::obj
   check(mmaemu_parse_policy(policy.c_str(), &opt), "input");
 }
 
-py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle& model_obj, const py::object& input,
-                 const py::object& output, const py::object& c_in, double alpha, double beta,
-                 const std::string& accumulate, const py::object& rounding, const py::object& saturate,
-                 const py::object& a_format, const py::object& b_format, const py::object& c_format, int threads,
-                 const std::string& schedule) {
+py::array matmul(const py::object& a_obj, const py::object& b_obj, const py::handle& model_obj, const py::object& input,
+                 const py::object& output, const py::object& c_in, const py::object& alpha_obj,
+                 const py::object& beta_obj, const py::object& accumulate_obj, const py::object& rounding,
+                 const py::object& saturate, const py::object& a_format, const py::object& b_format,
+                 const py::object& c_format, const py::object& threads_obj, const py::object& schedule_obj) {
+  const py::array a_in = array_arg(a_obj, "a"), b_in = array_arg(b_obj, "b");
+  const double alpha = float_arg(alpha_obj, "alpha"), beta = float_arg(beta_obj, "beta");
+  const std::string accumulate = str_arg(accumulate_obj, "accumulate"), schedule = str_arg(schedule_obj, "schedule");
+  const int threads = int_arg(threads_obj, "threads");
   const ModelHandle model = model_arg(model_obj);
   check_2d(a_in, "a");
   check_2d(b_in, "b");
@@ -68,16 +73,16 @@ py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle&
     throw py::value_error("a is " + std::to_string(a_in.shape(0)) + " x " + std::to_string(a_in.shape(1)) +
                           " but b is " + std::to_string(b_in.shape(0)) + " x " + std::to_string(b_in.shape(1)) +
                           ": inner dimensions differ");
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores)");
+  check_threads(threads);
   mmaemu_gemm_options opt;
   mmaemu_gemm_options_init(&opt);
   opt.a_storage = operand_format(a_in, a_format, "a", "a_format");
   opt.b_storage = operand_format(b_in, b_format, "b", "b_format");
   const py::array a = as_storage(a_in, opt.a_storage, "a"), b = as_storage(b_in, opt.b_storage, "b");
-  if (!output.is_none()) opt.output = format_arg(output.cast<std::string>());
+  if (!output.is_none()) opt.output = format_arg(str_arg(output, "output"));
   set_input(opt, model, input);
-  if (!rounding.is_none()) opt.input_rounding = rounding_arg(rounding.cast<std::string>());
-  if (!saturate.is_none()) opt.saturate = saturate.cast<bool>() ? 1 : 0;
+  if (!rounding.is_none()) opt.input_rounding = rounding_arg(str_arg(rounding, "rounding"));
+  if (!saturate.is_none()) opt.saturate = bool_arg(saturate, "saturate") ? 1 : 0;
   if (output.is_none()) opt.output = opt.input == MMAEMU_FP64 ? MMAEMU_FP64 : MMAEMU_FP32;
   opt.accumulate = accumulate_arg(accumulate);
   opt.threads = threads;
@@ -86,7 +91,7 @@ py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle&
   // the output format for code operands, unless c_format says otherwise.
   const bool float_operands = is_value_format(opt.a_storage) && is_value_format(opt.b_storage);
   if (!c_in.is_none() && !py::isinstance<py::array>(c_in)) throw py::type_error("c must be a numpy array");
-  if (!c_format.is_none()) opt.c_storage = format_arg(c_format.cast<std::string>());
+  if (!c_format.is_none()) opt.c_storage = format_arg(str_arg(c_format, "c_format"));
   else if (!c_in.is_none() && py::array(c_in).dtype().kind() == 'f')
     opt.c_storage = operand_format(py::array(c_in), py::none(), "c", "c_format");
   else if (opt.output == MMAEMU_FP64) opt.c_storage = MMAEMU_FP64;
@@ -116,12 +121,14 @@ py::array matmul(const py::array& a_in, const py::array& b_in, const py::handle&
   return d;
 }
 
-py::array tile(const py::handle& model_obj, const py::array& a_in, const py::array& b_in, const py::object& c_in,
-               const py::object& input, const std::string& output) {
+py::array tile(const py::handle& model_obj, const py::object& a_obj, const py::object& b_obj, const py::object& c_in,
+               const py::object& input, const py::object& output) {
   const ModelHandle model = model_arg(model_obj);
+  const py::array a_in = array_arg(a_obj, "a"), b_in = array_arg(b_obj, "b");
+  if (!c_in.is_none()) array_arg(c_in, "c");
   const mmaemu_format in = input.is_none() ? operand_format(a_in, py::none(), "a", "input")
-                                           : format_arg(input.cast<std::string>());
-  const mmaemu_format out = format_arg(output);
+                                           : format_arg(str_arg(input, "input"));
+  const mmaemu_format out = format_arg(str_arg(output, "output"));
   int m = 0, n = 0, k = 0;
   check(mmaemu_tile_shape(model.get(), in, out, &m, &n, &k));
   auto operand = [](const py::array& x, mmaemu_format f, const char* arg, int rows, int cols) {

@@ -32,9 +32,10 @@ struct PyModel {
   std::string name() const { return mmaemu_model_name(h.get()); }
   // The unit table comes from the model registry, in _mmaemu_internal.
   py::list units() const { return py::module_::import("mmaemu._mmaemu_internal").attr("units")(h.spec); }
-  py::tuple tile_shape(const std::string& input, const std::string& output) const {
+  py::tuple tile_shape(const py::object& input, const py::object& output) const {
     int m = 0, n = 0, k = 0;
-    check(mmaemu_tile_shape(h.get(), format_arg(input), format_arg(output), &m, &n, &k));
+    check(mmaemu_tile_shape(h.get(), format_arg(str_arg(input, "input")), format_arg(str_arg(output, "output")), &m,
+                            &n, &k));
     return py::make_tuple(m, n, k);
   }
   std::string default_policy() const { return mmaemu_default_policy(h.get()); }
@@ -56,7 +57,7 @@ ModelHandle lookup(const std::string& name) {
 
 ModelHandle model_arg(const py::handle& model) {
   if (py::isinstance<PyModel>(model)) return model.cast<const PyModel&>().h;
-  if (py::isinstance<py::str>(model)) return lookup(model.cast<std::string>());
+  if (py::isinstance<py::str>(model)) return lookup(str_arg(model, "model"));
   throw py::type_error("model must be a name (str) or an mmaemu.Model, not " +
                        std::string(py::str(py::type::of(model).attr("__name__"))));
 }
@@ -85,7 +86,7 @@ void bind_models(py::module_& m) {
       "Canonical names of the registered GPU models.");
 
   py::class_<PyModel>(m, "Model", "A GPU model looked up by name, alias, custom:... or MODEL@INSTR.")
-      .def(py::init([](const std::string& name) { return PyModel{lookup(name)}; }), py::arg("name"))
+      .def(py::init([](const py::object& name) { return PyModel{lookup(str_arg(name, "name"))}; }), py::arg("name"))
       .def_property_readonly("name", &PyModel::name, "canonical name")
       .def_property_readonly("spec", [](const PyModel& p) { return p.h.spec; }, "the name it was looked up with")
       .def_property_readonly("units", &PyModel::units,

@@ -21,6 +21,11 @@ std::string shape_text(py::ssize_t rows, py::ssize_t cols) {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+// A block size along the last axis: a positive whole number.
+void check_block_size(int block_size) {
+  if (block_size <= 0) throw py::value_error("block_size must be a positive whole number, got " + std::to_string(block_size));
+}
+
 /// x as a C-contiguous array of dtype `want` and shape rows x cols (copied if strided).
 py::array c_matrix(const py::array& x, const char* dtype, const char* arg, const std::string& why, py::ssize_t rows,
                    py::ssize_t cols) {
@@ -52,9 +57,16 @@ std::vector<py::ssize_t> scales_shape(const py::array& x, int block) {
 
 std::vector<py::ssize_t> shape_of(const py::array& x) { return {x.shape(), x.shape() + x.ndim()}; }
 
-py::array gemm_fp8_scaled(const py::array& a_in, const py::array& a_scales_in, const py::array& b_in,
-                          const py::array& b_scales_in, const py::handle& model_obj, const std::string& format,
-                          int block_k, int block_n, bool b_trans, int threads) {
+py::array gemm_fp8_scaled(const py::object& a_obj, const py::object& a_scales_obj, const py::object& b_obj,
+                          const py::object& b_scales_obj, const py::handle& model_obj, const py::object& format_obj,
+                          const py::object& block_k_obj, const py::object& block_n_obj, const py::object& b_trans_obj,
+                          const py::object& threads_obj) {
+  const py::array a_in = array_arg(a_obj, "a"), a_scales_in = array_arg(a_scales_obj, "a_scales");
+  const py::array b_in = array_arg(b_obj, "b"), b_scales_in = array_arg(b_scales_obj, "b_scales");
+  const std::string format = str_arg(format_obj, "format");
+  const int block_k = int_arg(block_k_obj, "block_k"), block_n = int_arg(block_n_obj, "block_n");
+  const bool b_trans = bool_arg(b_trans_obj, "b_trans");
+  const int threads = int_arg(threads_obj, "threads");
   const ModelHandle model = model_arg(model_obj);
   mmaemu_fp8_scaled_options opt;
   mmaemu_fp8_scaled_options_init(&opt);
@@ -64,7 +76,7 @@ py::array gemm_fp8_scaled(const py::array& a_in, const py::array& a_scales_in, c
   opt.b_trans = b_trans ? 1 : 0;
   opt.threads = threads;
   if (block_k <= 0 || block_n <= 0) throw py::value_error("block_k and block_n must be positive");
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores)");
+  check_threads(threads);
   check_2d(a_in, "a");
   check_2d(b_in, "b");
   const int m = dim(a_in.shape(0), "m"), k = dim(a_in.shape(1), "k");
@@ -93,8 +105,11 @@ py::array gemm_fp8_scaled(const py::array& a_in, const py::array& a_scales_in, c
   return d;
 }
 
-py::tuple quantize_fp8_blocks(const py::array& x_in, const std::string& format, int block_rows, int block_cols) {
-  const mmaemu_format f = format_arg(format);
+py::tuple quantize_fp8_blocks(const py::object& x_obj, const py::object& format_obj, const py::object& block_rows_obj,
+                              const py::object& block_cols_obj) {
+  const py::array x_in = array_arg(x_obj, "x");
+  const mmaemu_format f = format_arg(str_arg(format_obj, "format"));
+  const int block_rows = int_arg(block_rows_obj, "block_rows"), block_cols = int_arg(block_cols_obj, "block_cols");
   check_dtype(x_in, py::dtype("float32"), "x", "to be quantised,");
   check_2d(x_in, "x");
   if (block_rows <= 0 || block_cols <= 0) throw py::value_error("block sizes must be positive");
@@ -137,17 +152,29 @@ std::pair<py::array, int> scales_like(const py::array& s_in, mmaemu_transpose tr
   return {s, std::max(1, transposed ? rows : cols)};
 }
 
-py::array gemm_block_scaled(const py::array& a_in, const py::object& sa_in, const py::array& b_in,
-                            const py::object& sb_in, const py::handle& model_obj, const std::string& a_format,
-                            const py::object& b_format, const std::string& scale_format, int block_size,
-                            const std::string& unit, float a_global_scale, float b_global_scale,
-                            const py::object& c_in, float alpha, float beta, const std::string& accumulate,
-                            bool narrow_subnormals_normalize) {
+py::array gemm_block_scaled(const py::object& a_obj, const py::object& sa_in, const py::object& b_obj,
+                            const py::object& sb_in, const py::handle& model_obj, const py::object& a_format_obj,
+                            const py::object& b_format, const py::object& scale_format_obj,
+                            const py::object& block_size_obj, const py::object& unit_obj,
+                            const py::object& a_global_scale_obj, const py::object& b_global_scale_obj,
+                            const py::object& c_in, const py::object& alpha_obj, const py::object& beta_obj,
+                            const py::object& accumulate_obj, const py::object& narrow_subnormals_normalize_obj) {
+  const py::array a_in = array_arg(a_obj, "a"), b_in = array_arg(b_obj, "b");
+  if (!sa_in.is_none()) array_arg(sa_in, "sa");
+  if (!sb_in.is_none()) array_arg(sb_in, "sb");
+  if (!c_in.is_none()) array_arg(c_in, "c");
+  const std::string a_format = str_arg(a_format_obj, "a_format"), scale_format = str_arg(scale_format_obj, "scale_format");
+  const int block_size = int_arg(block_size_obj, "block_size");
+  const std::string unit = str_arg(unit_obj, "unit"), accumulate = str_arg(accumulate_obj, "accumulate");
+  const float a_global_scale = static_cast<float>(float_arg(a_global_scale_obj, "a_global_scale"));
+  const float b_global_scale = static_cast<float>(float_arg(b_global_scale_obj, "b_global_scale"));
+  const float alpha = static_cast<float>(float_arg(alpha_obj, "alpha")), beta = static_cast<float>(float_arg(beta_obj, "beta"));
+  const bool narrow_subnormals_normalize = bool_arg(narrow_subnormals_normalize_obj, "narrow_subnormals_normalize");
   const ModelHandle model = model_arg(model_obj);
   mmaemu_block_scale_desc desc;
   mmaemu_block_scale_desc_init(&desc);
   desc.a_format = format_arg(a_format);
-  desc.b_format = b_format.is_none() ? desc.a_format : format_arg(b_format.cast<std::string>());
+  desc.b_format = b_format.is_none() ? desc.a_format : format_arg(str_arg(b_format, "b_format"));
   desc.scale_format = format_arg(scale_format);
   desc.block_size = block_size;
   desc.unit = unit_arg(unit);
@@ -215,8 +242,11 @@ BlockQuantisation block_quantisation(const py::array& x_in, int block, const cha
   return {x, py::array(py::dtype("uint8"), shape_of(x)), py::array(py::dtype("uint8"), scales_shape(x, block))};
 }
 
-py::tuple quantize_mx(const py::array& x_in, const std::string& element, int block_size) {
-  const mmaemu_format f = format_arg(element);
+py::tuple quantize_mx(const py::object& x_obj, const py::object& element_obj, const py::object& block_size_obj) {
+  const py::array x_in = array_arg(x_obj, "x");
+  const mmaemu_format f = format_arg(str_arg(element_obj, "element"));
+  const int block_size = int_arg(block_size_obj, "block_size");
+  check_block_size(block_size);
   BlockQuantisation q = block_quantisation(x_in, block_size, "quantize_mx");
   int status;
   {
@@ -229,7 +259,8 @@ py::tuple quantize_mx(const py::array& x_in, const std::string& element, int blo
 
 constexpr int kNvfp4Block = 16;  // NVFP4: one UE4M3 scale per 16 e2m1 values
 
-py::tuple quantize_nvfp4(const py::array& x_in) {
+py::tuple quantize_nvfp4(const py::object& x_obj) {
+  const py::array x_in = array_arg(x_obj, "x");
   BlockQuantisation q = block_quantisation(x_in, kNvfp4Block, "quantize_nvfp4");
   float encode = 1.0f, decode = 1.0f;
   int status;
@@ -242,8 +273,14 @@ py::tuple quantize_nvfp4(const py::array& x_in) {
   return py::make_tuple(q.codes, q.scales, decode);
 }
 
-py::array dequantize(const py::array& codes_in, const py::array& scales_in, const std::string& element,
-                     const std::string& scale_format, int block_size, float global_scale) {
+py::array dequantize(const py::object& codes_obj, const py::object& scales_obj, const py::object& element_obj,
+                     const py::object& scale_format_obj, const py::object& block_size_obj,
+                     const py::object& global_scale_obj) {
+  const py::array codes_in = array_arg(codes_obj, "codes"), scales_in = array_arg(scales_obj, "scales");
+  const std::string element = str_arg(element_obj, "element"), scale_format = str_arg(scale_format_obj, "scale_format");
+  const int block_size = int_arg(block_size_obj, "block_size");
+  const double global_scale = float_arg(global_scale_obj, "global_scale");
+  check_block_size(block_size);
   const mmaemu_format fe = format_arg(element), fs = format_arg(scale_format);
   check_dtype(codes_in, py::dtype("uint8"), "codes", std::string("to hold ") + element + " codes (one per byte),");
   check_dtype(scales_in, py::dtype("uint8"), "scales", std::string("to hold ") + scale_format + " codes,");
@@ -263,7 +300,7 @@ py::array dequantize(const py::array& codes_in, const py::array& scales_in, cons
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_dequantize(fe, fs, block_size, n, pc, ps, global_scale, px);
+    status = mmaemu_dequantize(fe, fs, block_size, n, pc, ps, static_cast<float>(global_scale), px);
   }
   check(status);
   return x;

@@ -5,6 +5,7 @@
 // kernels/scaled_plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -62,7 +63,9 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
   require(d->unit >= MMAEMU_UNIT_AUTO && d->unit <= MMAEMU_UNIT_GST, "unknown unit");
   require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
           "fp4_packed needs E2M1 operands");
-  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C, "unknown accumulate mode");
+  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C ||
+              d->accumulate == MMAEMU_ACC_BLAS_INTO_C,
+          "unknown accumulate mode (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)");
   const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
   try {
     ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
@@ -115,6 +118,16 @@ void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t 
 
 bool trans_ok(mmaemu_transpose t) { return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS; }
 
+// The chain's start (mmaemu.h, mmaemu_accumulate): BLAS_INTO_C starts from
+// beta*C only where the unit's result needs no scaling, alpha_eff = 1.
+ref::ScaledAccumulate chain_mode(const mmaemu_block_scale_desc& d, float alpha, float beta) {
+  if (d.accumulate == MMAEMU_ACC_INTO_C) return ref::ScaledAccumulate::into_c;
+  const float alpha_eff =
+      ref::make_epilogue(alpha, beta, d.a_global_scale, d.b_global_scale, ref::ScaledAccumulate::gpu_blas).alpha_eff;
+  return d.accumulate == MMAEMU_ACC_BLAS_INTO_C && alpha_eff == 1.0f ? ref::ScaledAccumulate::into_c
+                                                                     : ref::ScaledAccumulate::gpu_blas;
+}
+
 }  // namespace
 
 extern "C" {
@@ -162,16 +175,10 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
       for (size_t t = 0; t < KB; ++t) SAc[i * KB + t] = SA[offset(row, at, i, t, ldsa)];
     for (size_t j = 0; j < N; ++j)
       for (size_t t = 0; t < KB; ++t) SBc[j * KB + t] = SB[offset(row, bt, t, j, ldsb)];
-    std::vector<float> Cc(M * N, 0.0f), D(M * N);
-    if (beta != 0)
-      for (size_t i = 0; i < M; ++i)
-        for (size_t j = 0; j < N; ++j) Cc[i * N + j] = C[offset(row, false, i, j, ldc)];
-    const ref::ScaledAccumulate mode =
-        desc->accumulate == MMAEMU_ACC_INTO_C ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
+    // C in place, in the caller's layout (each element read before it is written).
+    const ref::ScaledAccumulate mode = chain_mode(*desc, alpha, beta);
     driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
-                      desc->a_global_scale, desc->b_global_scale, mode, Cc.data(), D.data()});
-    for (size_t i = 0; i < M; ++i)
-      for (size_t j = 0; j < N; ++j) C[offset(row, false, i, j, ldc)] = D[i * N + j];
+                         desc->a_global_scale, desc->b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row});
     return MMAEMU_OK;
   });
 }
@@ -259,6 +266,8 @@ int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size
     require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
     require(is_scale(scale), "scale must be UE8M0 or UE4M3");
     require(block_size > 0, "block_size must be positive");
+    require(std::isfinite(global_scale) && global_scale > 0,
+            "global_scale must be positive and finite (a decode scale), got " + std::to_string(global_scale));
     require(n == 0 || (x && codes && scales), "null pointer");
     for (size_t i = 0; i < n; ++i)
       require(!(codes[i] >> info(fmt_of(element)).width),
@@ -308,14 +317,14 @@ float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, con
   // Rows are independent: the bits do not depend on the threads; small inputs stay on one.
   const int threads = rows * k < (size_t{1} << 16) ? 1 : driver::thread_count(0);
   if (p.scale == MMAEMU_UE8M0) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t r = 0; r < rows; ++r)
+    driver::parallel_for(threads, rows, driver::Assign::blocks, [&](size_t r) {
       quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
+    });
     return 1.0f;
   }
   const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t r = 0; r < rows; ++r) quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]);
+  driver::parallel_for(threads, rows, driver::Assign::blocks,
+                       [&](size_t r) { quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]); });
   return g.decode;
 }
 
@@ -350,6 +359,10 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
     const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs, KB = KP / bs;
+    // The padded k goes to mmaemu_gemm_block_scaled as an int.
+    require(KP <= static_cast<size_t>(INT_MAX), "k = " + std::to_string(k) + " padded to whole blocks of " +
+                                                    std::to_string(bs) + " is " + std::to_string(KP) +
+                                                    ", beyond the C API's int range (2^31 - 1)");
     check_ld("A", row, at, M, K, lda);
     check_ld("B", row, bt, K, N, ldb);
     check_ld("C", row, false, M, N, ldc);

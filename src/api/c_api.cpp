@@ -59,6 +59,23 @@ static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_
 
 bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
 bool valid_rounding(int r) { return r >= MMAEMU_RNE && r <= MMAEMU_RNA; }
+bool valid_accumulate(int a) { return a >= MMAEMU_ACC_GPU_BLAS && a <= MMAEMU_ACC_BLAS_INTO_C; }
+
+// Whether the chain starts from beta*C (mmaemu.h, mmaemu_accumulate):
+// always under INTO_C; under BLAS_INTO_C only where that keeps the BLAS
+// contract, alpha = 1 on a unit that reads its accumulator.
+bool chain_from_c(mmaemu_accumulate a, double alpha, const ModelRow& row) {
+  return a == MMAEMU_ACC_INTO_C || (a == MMAEMU_ACC_BLAS_INTO_C && alpha == 1.0 && !row.ignores_c);
+}
+
+// A thread count asked for: 0 .. driver::kMaxThreads (the message names the range).
+int check_threads(int threads) {
+  return guarded([&] {
+    driver::check_threads(threads);
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
 Fmt to_fmt(mmaemu_format f) { return static_cast<Fmt>(f); }
 Round to_round(mmaemu_rounding r) { return static_cast<Round>(r); }
 
@@ -221,12 +238,16 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
   if (!valid_format(opt->a_storage) || !valid_format(opt->b_storage) || !valid_format(opt->c_storage))
     return fail(MMAEMU_ERR_ARGUMENT, "invalid storage format");
   if (!valid_rounding(opt->input_rounding)) return fail(MMAEMU_ERR_ARGUMENT, "invalid input rounding");
+  if (!valid_accumulate(opt->accumulate))
+    return fail(MMAEMU_ERR_ARGUMENT, "invalid accumulate mode " + std::to_string(opt->accumulate) +
+                                         " (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)");
   int status;
   const ModelRow* row = unit_row(model, opt->input, opt->output, status);
   if (!row) return status;
   if (int bad = check_gemm_args(layout, ta, tb, m, n, k, lda, ldb, ldc))
     return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm: parameter " + std::to_string(bad) + " had an illegal value");
   driver::Schedule schedule;
+  if (int bad = check_threads(opt->threads)) return bad;
   if (int bad = guarded([&] {
         schedule = driver::parse_schedule(opt->schedule && *opt->schedule ? opt->schedule : "chain");
         driver::check_schedule(schedule, *row);
@@ -240,7 +261,7 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
     spec.row = row;
     spec.input_round = to_round(opt->input_rounding);
     spec.input_overflow = opt->saturate ? Overflow::saturate : Overflow::ieee;
-    spec.accumulate_into_c = opt->accumulate == MMAEMU_ACC_INTO_C;
+    spec.accumulate_into_c = chain_from_c(opt->accumulate, alpha, *row);
     spec.threads = opt->threads;
     driver::Operand a{to_fmt(opt->a_storage), A, lda, ta != MMAEMU_NO_TRANS};
     driver::Operand b{to_fmt(opt->b_storage), B, ldb, tb != MMAEMU_NO_TRANS};
@@ -317,6 +338,7 @@ int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp8_scaled_op
     return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: negative size or non-positive block size");
   if (lda < std::max(1, k) || ldb < std::max(1, opt->b_trans ? k : n) || ldd < std::max(1, n))
     return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: a leading dimension is too small");
+  if (int bad = check_threads(opt->threads)) return bad;
   if (m == 0 || n == 0) return MMAEMU_OK;
   if ((k > 0 && (!A || !B || !a_scales || !b_scales)) || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
   return guarded([&] {

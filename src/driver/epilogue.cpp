@@ -84,12 +84,12 @@ template void Epilogue::store_row(const float*, std::size_t, std::size_t, std::s
 template void Epilogue::store_row(const double*, std::size_t, std::size_t, std::size_t) const;
 
 void Epilogue::scale_only(std::size_t m, std::size_t n, int threads) const {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t i = 0; i < m; ++i)
+  parallel_for(threads, m, Assign::blocks, [&](std::size_t i) {
     for (std::size_t j = 0; j < n; ++j)
       store(c_storage_, C_, at(i, j),
             read_c_ ? scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), c_storage_)
                     : zero_bits(c_storage_, false));
+  });
 }
 
 }  // namespace mmaemu::driver

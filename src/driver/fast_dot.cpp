@@ -34,12 +34,11 @@ uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const u
 
 void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
                     const uint64_t* c, uint64_t* d, int threads) {
-  const long n = static_cast<long>(count);
-#pragma omp parallel for num_threads(thread_count(threads)) schedule(static, 256)
-  for (long i = 0; i < n; ++i) {
-    const std::size_t s = static_cast<std::size_t>(i);
-    d[s] = fast_dot(row, k, a + s * k, b + s * k, c[s]);
-  }
+  constexpr std::size_t kBlock = 256;  // dot products per task
+  parallel_for(thread_count(threads), (count + kBlock - 1) / kBlock, Assign::blocks, [&](std::size_t t) {
+    for (std::size_t s = t * kBlock; s < std::min(count, (t + 1) * kBlock); ++s)
+      d[s] = fast_dot(row, k, a + s * k, b + s * k, c[s]);
+  });
 }
 
 }  // namespace mmaemu::driver

@@ -15,7 +15,6 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
-#include "kernels/fp_env.h"
 
 namespace mmaemu::driver {
 namespace {
@@ -69,7 +68,8 @@ struct ChainPanel {
 
 // One task: rows [i0, i0+mc) x micro-panels [p0, p1) over every sub-chunk.
 template <typename T>
-void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, AlignedBuf<T>& a_buf, std::size_t t) {
+void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, std::size_t t) {
+  thread_local AlignedBuf<T> a_buf;  // this thread's A blocks, kept between tasks
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr std::size_t MR = kMR, NR = kNR<T>;
   const std::size_t nc = cp.nc;
@@ -120,19 +120,13 @@ void run_chain(const GemmCall& g) {
       cp.last = cp.ks0 + kKS >= g.k;
       // Sub-chunk q's micro-panel p at bp + (q*npan + p)*KC*NR.
       T* bp = b_buf.get(std::max<std::size_t>(cp.subs, 1) * cp.npan * kKC * NR);
-#pragma omp parallel num_threads(g.threads)
-      {
-        fast::FpEnvGuard env_thread;
-#pragma omp for schedule(static)
-        for (std::size_t qp = 0; qp < cp.subs * cp.npan; ++qp) {
-          const std::size_t q = qp / cp.npan, p = qp % cp.npan, k0 = cp.ks0 + q * kKC;
-          pack_chain<T>(g.row, g.spec, g.B, false, j0 + p * NR, std::min(NR, cp.nc - p * NR), k0,
-                        std::min(kKC, g.k - k0), NR, bp + qp * kKC * NR);
-        }
-        AlignedBuf<T> a_buf;
-#pragma omp for schedule(dynamic)
-        for (std::size_t t = 0; t < mblocks * cp.jtasks; ++t) chain_task<T>(g, cp, bp, acc, a_buf, t);
-      }
+      parallel_for(g.threads, cp.subs * cp.npan, Assign::blocks, [&](std::size_t qp) {
+        const std::size_t q = qp / cp.npan, p = qp % cp.npan, k0 = cp.ks0 + q * kKC;
+        pack_chain<T>(g.row, g.spec, g.B, false, j0 + p * NR, std::min(NR, cp.nc - p * NR), k0,
+                      std::min(kKC, g.k - k0), NR, bp + qp * kKC * NR);
+      });
+      parallel_for(g.threads, mblocks * cp.jtasks, Assign::dynamic,
+                   [&](std::size_t t) { chain_task<T>(g, cp, bp, acc, t); });
     }
   }
 }

@@ -10,7 +10,6 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
-#include "kernels/fp_env.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
 
@@ -136,23 +135,20 @@ void pack_exact_group(const GemmCall& g, const ExactTasks& p, std::size_t k0, co
 // B's chunk packed by all threads: by lane groups, or, with fewer groups
 // than threads, column by column and then the groups' flags.
 void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b) {
-  if (p.groups >= static_cast<std::size_t>(g.threads)) {
-#pragma omp for schedule(static)
-    for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g, p, k0, ch, b, gg);
-    return;
-  }
-#pragma omp for schedule(static)
-  for (std::size_t v = 0; v < p.nc; ++v) pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
-#pragma omp for schedule(static)
+  if (p.groups >= static_cast<std::size_t>(g.threads))
+    return parallel_for(g.threads, p.groups, Assign::blocks,
+                        [&](std::size_t gg) { pack_exact_group(g, p, k0, ch, b, gg); });
+  parallel_for(g.threads, p.nc, Assign::blocks,
+               [&](std::size_t v) { pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v); });
   for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
 }
 
 }  // namespace
 
-// One parallel region per call (none on one thread): per N panel and k
-// chunk, B packed by all threads (lane groups or columns), then the tasks.
-// At most kMC rows and fewer lane groups than threads: rows_per_thread()
-// rows per task, chunks of kKFewColumns k (macro.h).
+// Per N panel and k chunk, B packed by all threads (lane groups or
+// columns), then the tasks (two parallel_for calls). At most kMC rows and
+// fewer lane groups than threads: rows_per_thread() rows per task, chunks
+// of kKFewColumns k (macro.h).
 void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
@@ -160,34 +156,29 @@ void run_exact_macro(const GemmCall& g) {
   std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
   ExactPanel b;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
-#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
-  {
-    fast::FpEnvGuard env_thread;
-    ExactPanel a;
-    for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
-      ExactTasks p{};
-      p.j0 = j0;
-      p.nc = std::min(kNC, g.n - j0);
-      p.groups = (p.nc + L - 1) / L;
-      p.mc = few ? rows_per_thread(g.m, g.threads) : kMC;
-      p.mblocks = (g.m + p.mc - 1) / p.mc;
-      p.jb = p.groups;  // halved while there are fewer than 4 tasks per thread
-      while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
-        p.jb = (p.jb + 1) / 2;
-      p.jtasks = (p.groups + p.jb - 1) / p.jb;
-      for (std::size_t k0 = 0; k0 < k_end; k0 += KC) {
-        const std::size_t kc = std::min(KC, g.k - std::min(k0, g.k)), steps = (kc + step - 1) / step;
-        const ExactChunk ch{b, kc, steps, steps * step, step};
-        p.first = k0 == 0;
-        p.last = k0 + KC >= k_end;
-#pragma omp single
-        b.resize(p.nc, ch.kp, ch.steps, true);
-        pack_exact_b(g, p, k0, ch, b);
-#pragma omp single
-        pad_exact_lanes(g.row, b);
-#pragma omp for schedule(dynamic)
-        for (std::size_t t = 0; t < p.mblocks * p.jtasks; ++t) exact_task(g, ch, p, k0, t, a, acc.data());
-      }
+  for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
+    ExactTasks p{};
+    p.j0 = j0;
+    p.nc = std::min(kNC, g.n - j0);
+    p.groups = (p.nc + L - 1) / L;
+    p.mc = few ? rows_per_thread(g.m, g.threads) : kMC;
+    p.mblocks = (g.m + p.mc - 1) / p.mc;
+    p.jb = p.groups;  // halved while there are fewer than 4 tasks per thread
+    while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
+      p.jb = (p.jb + 1) / 2;
+    p.jtasks = (p.groups + p.jb - 1) / p.jb;
+    for (std::size_t k0 = 0; k0 < k_end; k0 += KC) {
+      const std::size_t kc = std::min(KC, g.k - std::min(k0, g.k)), steps = (kc + step - 1) / step;
+      const ExactChunk ch{b, kc, steps, steps * step, step};
+      p.first = k0 == 0;
+      p.last = k0 + KC >= k_end;
+      b.resize(p.nc, ch.kp, ch.steps, true);
+      pack_exact_b(g, p, k0, ch, b);
+      pad_exact_lanes(g.row, b);
+      parallel_for(g.threads, p.mblocks * p.jtasks, Assign::dynamic, [&](std::size_t t) {
+        thread_local ExactPanel a;  // this thread's A rows
+        exact_task(g, ch, p, k0, t, a, acc.data());
+      });
     }
   }
 }

@@ -20,7 +20,6 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
-#include "kernels/fp_env.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
 
@@ -253,20 +252,33 @@ constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
 struct StepsScratch {
   std::vector<uint32_t> acc32;
   std::vector<uint64_t> acc64;
-  Panel b;
+  Panel b, b_next;  // b_next: the next chunk's B (few columns)
   void trim() {
     if (acc32.capacity() * 4 + acc64.capacity() * 8 > kKeepBytes) acc32 = {}, acc64 = {};
-    if (b.bits.capacity() * 8 * 4 > kKeepBytes) b = Panel{};  // bits: about a quarter of the panel
+    for (Panel* p : {&b, &b_next})
+      if (p->bits.capacity() * 8 * 4 > kKeepBytes) *p = Panel{};  // bits: about a quarter of the panel
   }
 };
 thread_local StepsScratch t_scratch;
-thread_local Panel t_a_panel;  // each worker's A rows
-thread_local StepsScratch t_private;  // each worker's own B columns (run_steps_private)
+thread_local Panel t_a_panel;  // each thread's A rows
+thread_local StepsScratch t_private;  // each thread's own B columns (run_steps_private)
+
+// The chunk of k from k0 on, its B packed into b.
+StepsChunk chunk_of(const GemmCall& g, const StepsPlan& sp, std::size_t nc, std::size_t k0, const Panel& b) {
+  const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
+  return {b, nc, kc, steps, steps * sp.step, sp.step};
+}
+// Sizes b for the chunk (each group is cleared by its packer).
+void shape_for(const GemmCall& g, const StepsChunk& ch, Panel& b) {
+  b.kp = ch.kp;
+  b.steps = ch.steps;
+  b.shape(ch.nc, g.plan.simd, true);
+}
 
 // m <= kMC: no two tasks share B's columns, so each task packs its own:
 // tasks of column blocks over the whole of N, each running every k chunk,
-// and no barrier at all (short-wide and m <= 16 products). A block's B
-// chunk stays under kPrivateBytes.
+// and one parallel_for per call (short-wide and m <= 16 products). A
+// block's B chunk stays under kPrivateBytes.
 constexpr std::size_t kPrivateBytes = std::size_t{2} << 20;
 void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
   const std::size_t groups = (g.n + L - 1) / L, k_end = std::max<std::size_t>(g.k, 1);
@@ -274,45 +286,88 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
   std::size_t jb = std::clamp<std::size_t>(kPrivateBytes / (std::max<std::size_t>(kp, 1) * 36 * L), 1, groups);
   while (jb > 1 && (groups + jb - 1) / jb < 4 * static_cast<std::size_t>(g.threads)) jb = (jb + 1) / 2;
   const std::size_t blocks = (groups + jb - 1) / jb;
-#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
-  {
-    fast::FpEnvGuard env_thread;
-    Panel& a = t_a_panel;
+  parallel_for(g.threads, blocks, Assign::dynamic, [&](std::size_t blk) {
     StepsScratch& sc = t_private;
     sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
-#pragma omp for schedule(dynamic)
-    for (std::size_t blk = 0; blk < blocks; ++blk) {
-      StepsPanel p{};
-      p.j0 = blk * jb * L;
-      p.nc = std::min(jb * L, g.n - p.j0);
-      p.groups = (p.nc + L - 1) / L;
-      p.jb = p.groups;
-      p.jtasks = 1;
-      p.mc = sp.mc;
-      (g.plan.fp64 ? sc.acc64.resize(g.m * p.nc) : sc.acc32.resize(g.m * p.nc));
-      for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
-        const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
-        const StepsChunk ch{sc.b, p.nc, kc, steps, steps * sp.step, sp.step};
-        p.first = k0 == 0;
-        p.last = k0 + sp.KC >= k_end;
-        sc.b.kp = ch.kp;
-        sc.b.steps = ch.steps;
-        sc.b.shape(p.nc, g.plan.simd, true);
-        for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, sc.b, gg);
-        steps_task(g, ch, p, k0, 0, a, sc.acc32.data(), sc.acc64.data());
-      }
+    StepsPanel p{};
+    p.j0 = blk * jb * L;
+    p.nc = std::min(jb * L, g.n - p.j0);
+    p.groups = (p.nc + L - 1) / L;
+    p.jb = p.groups;
+    p.jtasks = 1;
+    p.mc = sp.mc;
+    (g.plan.fp64 ? sc.acc64.resize(g.m * p.nc) : sc.acc32.resize(g.m * p.nc));
+    for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
+      const StepsChunk ch = chunk_of(g, sp, p.nc, k0, sc.b);
+      shape_for(g, ch, sc.b);
+      p.first = k0 == 0;
+      p.last = k0 + sp.KC >= k_end;
+      for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, sc.b, gg);
+      steps_task(g, ch, p, k0, 0, t_a_panel, sc.acc32.data(), sc.acc64.data());
     }
+  });
+}
+
+// The pack tasks of a chunk: slices of its lane groups.
+struct PackTasks {
+  const GemmCall& g;
+  const StepsPanel& p;
+  const StepsChunk& ch;
+  Panel& b;  // ch.b
+  std::size_t k0, slices;
+  std::size_t count() const { return p.groups * slices; }
+  void operator()(std::size_t it) const { pack_steps_group(g, p, k0, ch, b, it / slices, it % slices, slices); }
+};
+
+// One N panel, chunk after chunk: B packed by all threads (lane groups,
+// or slices of k of them), then the tasks: two parallel_for calls a chunk.
+void run_panel(const GemmCall& g, const StepsPlan& sp, StepsScratch& sc, StepsPanel& p) {
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
+  for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
+    const StepsChunk ch = chunk_of(g, sp, p.nc, k0, sc.b);
+    shape_for(g, ch, sc.b);
+    p.first = k0 == 0;
+    p.last = k0 + sp.KC >= k_end;
+    const PackTasks pack{g, p, ch, sc.b, k0, b_slices(g, p.groups, ch.steps)};
+    parallel_for(g.threads, pack.count(), Assign::blocks, pack);
+    parallel_for(g.threads, sp.mblocks * p.jtasks, Assign::dynamic, [&](std::size_t t) {
+      steps_task(g, ch, p, k0, t, t_a_panel, sc.acc32.data(), sc.acc64.data());
+    });
+  }
+}
+
+// The same with few columns and long k (macro.h): B's chunks double
+// buffered, so that one parallel_for runs the tasks of a chunk and packs
+// the next (a call of k = 10^6 makes about 10^3 of them, not 3 10^3).
+void run_panel_few_columns(const GemmCall& g, const StepsPlan& sp, StepsScratch& sc, StepsPanel& p) {
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);
+  Panel* buf[2] = {&sc.b, &sc.b_next};
+  const StepsChunk first = chunk_of(g, sp, p.nc, 0, *buf[0]);
+  shape_for(g, first, *buf[0]);
+  const PackTasks pack_first{g, p, first, *buf[0], 0, b_slices(g, p.groups, first.steps)};
+  parallel_for(g.threads, pack_first.count(), Assign::blocks, pack_first);
+  for (std::size_t k0 = 0, c = 0; k0 < k_end; k0 += sp.KC, ++c) {
+    const StepsChunk cur = chunk_of(g, sp, p.nc, k0, *buf[c % 2]);
+    p.first = k0 == 0;
+    p.last = k0 + sp.KC >= k_end;
+    Panel& nb = *buf[(c + 1) % 2];
+    const StepsChunk next = chunk_of(g, sp, p.nc, k0 + sp.KC, nb);
+    if (!p.last) shape_for(g, next, nb);
+    const PackTasks pack{g, p, next, nb, k0 + sp.KC, p.last ? 0 : b_slices(g, p.groups, next.steps)};
+    const std::size_t tasks = sp.mblocks * p.jtasks;
+    parallel_for(g.threads, tasks + pack.count(), Assign::dynamic, [&](std::size_t t) {
+      if (t < tasks) steps_task(g, cur, p, k0, t, t_a_panel, sc.acc32.data(), sc.acc64.data());
+      else pack(t - tasks);
+    });
   }
 }
 
 }  // namespace
 
-// One parallel region per call (none on one thread): per N panel and k
-// chunk, B packed by all threads (lane groups, or slices of k of them),
-// then the tasks; the implicit barriers of the worksharing loops order the
-// chunks. At most kMC rows and a lane group per thread:
-// run_steps_private(). At most kMC rows and fewer lane groups than threads:
-// rows_per_thread() rows per task, chunks of kKFewColumns k (macro.h).
+// At most kMC rows and a lane group per thread: run_steps_private(). Else
+// per N panel, run_panel(), or with at most kMC rows and fewer lane groups
+// than threads run_panel_few_columns(): rows_per_thread() rows per task,
+// chunks of kKFewColumns k (macro.h).
 void run_steps_macro(const GemmCall& g) {
   StepsPlan sp{};
   sp.step = step_k(g.row);
@@ -327,39 +382,15 @@ void run_steps_macro(const GemmCall& g) {
   StepsScratch& sc = t_scratch;
   const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
-  Panel& b = sc.b;
-  b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
-  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
-#pragma omp parallel num_threads(g.threads) if (g.threads > 1)
-  {
-    fast::FpEnvGuard env_thread;
-    Panel& a = t_a_panel;
-    for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {
-      StepsPanel p{};
-      p.j0 = j0;
-      p.nc = std::min(sp.NC, g.n - j0);
-      p.mc = sp.mc;
-      split_panel(g, sp, p);
-      for (std::size_t k0 = 0; k0 < k_end; k0 += sp.KC) {
-        const std::size_t kc = std::min(sp.KC, g.k - std::min(k0, g.k)), steps = (kc + sp.step - 1) / sp.step;
-        const StepsChunk ch{b, p.nc, kc, steps, steps * sp.step, sp.step};
-        p.first = k0 == 0;
-        p.last = k0 + sp.KC >= k_end;
-#pragma omp single
-        {
-          b.kp = ch.kp;
-          b.steps = ch.steps;
-          b.shape(p.nc, g.plan.simd, true);  // (each group cleared by its packer)
-        }
-        const std::size_t slices = b_slices(g, p.groups, ch.steps);
-#pragma omp for schedule(static)
-        for (std::size_t it = 0; it < p.groups * slices; ++it)
-          pack_steps_group(g, p, k0, ch, b, it / slices, it % slices, slices);
-#pragma omp for schedule(dynamic)
-        for (std::size_t t = 0; t < sp.mblocks * p.jtasks; ++t)
-          steps_task(g, ch, p, k0, t, a, sc.acc32.data(), sc.acc64.data());
-      }
-    }
+  sc.b.interleave = sc.b_next.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+  for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {
+    StepsPanel p{};
+    p.j0 = j0;
+    p.nc = std::min(sp.NC, g.n - j0);
+    p.mc = sp.mc;
+    split_panel(g, sp, p);
+    if (few_columns) run_panel_few_columns(g, sp, sc, p);
+    else run_panel(g, sp, sc, p);
   }
   sc.trim();
 }

@@ -36,15 +36,13 @@ void scaled_fp8_gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::si
     for (std::size_t q = 0; q < kb; ++q) {
       const std::size_t k0 = q * layout.block_k;
       unit_piece(spec, blk, {k0, std::min(layout.block_k, k - k0)}, A, B, Fmt::fp32, piece.data());
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::size_t i = 0; i < m; ++i) {
-        fast::FpEnvGuard env;  // binary32 RNE
+      parallel_for(threads, m, Assign::blocks, [&](std::size_t i) {  // binary32 RNE
         const float a_scale = sa[i * kb + q];
         for (std::size_t w = 0; w < blk.nc; ++w) {
           const float s = a_scale * sb[q * nbk + (j0 + w) / layout.block_n];
           main[i * blk.nc + w] = std::fma(piece[i * blk.nc + w], s, main[i * blk.nc + w]);
         }
-      }
+      });
     }
     store_main(epi, blk, main.data());
   }

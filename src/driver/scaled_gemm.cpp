@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "driver/gemm.h"
-#include "kernels/fp_env.h"
 #include "kernels/scaled_plan.h"
 
 namespace mmaemu::driver {
@@ -213,8 +212,7 @@ Packed pack_a(const ref::ScaledGemm& g, const Shape& sh, int threads) {
     p.st.exp.resize(sh.m * sh.kp);
     p.st.scale_exp.resize(sh.m * sh.steps);
   }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t i = 0; i < sh.m; ++i) {
+  parallel_for(threads, sh.m, Assign::blocks, [&](std::size_t i) {
     uint32_t* flags = &p.special[i * sh.steps];
     auto flag = [&](std::size_t s) { flags[s] = 1; };
     if (gst)
@@ -223,7 +221,7 @@ Packed pack_a(const ref::ScaledGemm& g, const Shape& sh, int threads) {
     else
       pack_st(u, sh, et, stab, x, i, &p.st.val[i * sh.kp], &p.st.exp[i * sh.kp], &p.st.scale_exp[i * sh.steps], 1,
               flag);
-  }
+  });
   return p;
 }
 
@@ -249,8 +247,7 @@ Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
     p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kZero));
     p.st.scale_exp.assign(P * sh.steps * L, 0);
   }
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::size_t q = 0; q < P; ++q) {
+  parallel_for(threads, P, Assign::blocks, [&](std::size_t q) {
     uint32_t* flags = &p.special[q * sh.steps];
     for (std::size_t j = 0; j < L && q * L + j < sh.n; ++j) {
       auto flag = [&](std::size_t s) { flags[s] |= 1u << j; };
@@ -262,7 +259,7 @@ Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
         pack_st(u, sh, et, stab, x, col, &p.st.val[q * sh.kp * L + j], &p.st.exp[q * sh.kp * L + 2 * j],
                 &p.st.scale_exp[q * sh.steps * L + j], L, flag);
     }
-  }
+  });
   return p;
 }
 
@@ -356,7 +353,7 @@ void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::siz
   float cv[kRowsPerTask][L] = {};
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j) {
-      cv[r][j] = ep.reads_c() ? g.C[(i0 + r) * g.n + j0 + j] : 0.0f;
+      cv[r][j] = ep.reads_c() ? g.C[g.c_at(i0 + r, j0 + j)] : 0.0f;
       acc[r][j] = ep.start(cv[r][j]);
     }
   if (chain) {
@@ -367,7 +364,7 @@ void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::siz
   }
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j)
-      g.D[(i0 + r) * g.n + j0 + j] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
+      g.D[g.c_at(i0 + r, j0 + j)] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
 }
 
 void check(const ref::ScaledGemm& g) {
@@ -398,15 +395,11 @@ void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options) {
   const Packed b = chain ? pack_b(g, sh, threads) : Packed{};
   const Call call{g, sh, plan, a, b};
   const std::size_t row_tasks = (g.m + kRowsPerTask - 1) / kRowsPerTask, tasks = sh.panels * row_tasks;
-#pragma omp parallel num_threads(threads)
-  {
-    fast::FpEnvGuard env_thread;  // no FTZ/DAZ, round to nearest: the kernels' arithmetic is exact
-#pragma omp for schedule(dynamic)
-    for (std::size_t t = 0; t < tasks; ++t) {
-      const std::size_t q = t / row_tasks, i0 = (t % row_tasks) * kRowsPerTask;
-      run_rows(call, ep, chain, q, i0, std::min(g.m, i0 + kRowsPerTask));
-    }
-  }
+  // (parallel_for: no FTZ/DAZ, round to nearest, as the kernels' exact arithmetic needs)
+  parallel_for(threads, tasks, Assign::dynamic, [&](std::size_t t) {
+    const std::size_t q = t / row_tasks, i0 = (t % row_tasks) * kRowsPerTask;
+    run_rows(call, ep, chain, q, i0, std::min(g.m, i0 + kRowsPerTask));
+  });
 }
 
 }  // namespace mmaemu::driver

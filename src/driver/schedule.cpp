@@ -5,13 +5,11 @@
 #include <bit>
 #include <cctype>
 #include <cmath>
-#include <exception>
 #include <stdexcept>
 #include <vector>
 
 #include "driver/schedule_parts.h"
 #include "formats/fast_convert.h"
-#include "kernels/fp_env.h"
 #include "ref/reference.h"
 
 namespace mmaemu::driver {
@@ -25,12 +23,17 @@ const char* const kScheduleSyntax =
   throw std::invalid_argument("invalid schedule '" + text + "': " + why + " (" + kScheduleSyntax + ")");
 }
 
+// A count P or S: a positive integer of at most 18 digits (any larger
+// interval or slice count acts as the largest k would).
 std::size_t parse_count(const std::string& text, const std::string& digits) {
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+  constexpr std::size_t kMaxDigits = 18;
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
         return std::isdigit(static_cast<unsigned char>(c)) != 0;
       }))
     bad_schedule(text, "'" + digits + "' is not a positive integer");
-  const std::size_t v = std::stoul(digits);
+  const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size());
+  if (digits.size() - first > kMaxDigits) bad_schedule(text, "'" + digits + "' is too large (at most 18 digits)");
+  const std::size_t v = first == digits.size() ? 0 : static_cast<std::size_t>(std::stoull(digits.substr(first)));
   if (v == 0) bad_schedule(text, "'" + digits + "' is not a positive integer");
   return v;
 }
@@ -196,22 +199,14 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
   GemmSpec one = spec;
   one.threads = 1;
   const std::size_t c_width = info(c_storage).width / 8;
-  std::exception_ptr error;
-#pragma omp parallel for num_threads(static_cast<int>(slices)) schedule(static, 1)
-  for (std::size_t q = 0; q < slices; ++q) {
+  parallel_for(static_cast<int>(slices), slices, Assign::blocks, [&](std::size_t q) {
     const std::size_t i0 = m * q / slices, rows = m * (q + 1) / slices - i0;
     void* c = static_cast<unsigned char*>(C) + static_cast<std::ptrdiff_t>(i0) * ldc * static_cast<std::ptrdiff_t>(c_width);
-    try {
-      if (main_format(*spec.row) == Fmt::fp64)
-        run_scheduled<double>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
-      else
-        run_scheduled<float>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
-    } catch (...) {
-#pragma omp critical(mmaemu_schedule_error)
-      error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
+    if (main_format(*spec.row) == Fmt::fp64)
+      run_scheduled<double>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+    else
+      run_scheduled<float>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -237,13 +232,11 @@ void fill_zero(const Block& b, T* dst) {
 
 template <typename T>
 void add_into(const Block& b, T* dst, const T* src) {
-#pragma omp parallel for num_threads(b.threads) schedule(static)
-  for (std::size_t i = 0; i < b.m; ++i) {
-    fast::FpEnvGuard env;  // binary32/64 RNE, no flush to zero
+  parallel_for(b.threads, b.m, Assign::blocks, [&](std::size_t i) {  // binary32/64 RNE, no flush to zero
     T* __restrict d = dst + i * b.nc;
     const T* __restrict x = src + i * b.nc;
     for (std::size_t w = 0; w < b.nc; ++w) d[w] += x[w];
-  }
+  });
 }
 
 template <typename T>
@@ -251,10 +244,10 @@ void init_main(const MainEpilogue& e, const Block& b, T* main) {
   if (!(e.into_c && e.beta != 0.0)) return fill_zero(b, main);
   const Fmt F = sizeof(T) == 8 ? Fmt::fp64 : Fmt::fp32;
   using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
-#pragma omp parallel for num_threads(b.threads) schedule(static)
-  for (std::size_t i = 0; i < b.m; ++i)
+  parallel_for(b.threads, b.m, Assign::blocks, [&](std::size_t i) {
     for (std::size_t w = 0; w < b.nc; ++w)
       main[i * b.nc + w] = std::bit_cast<T>(static_cast<U>(scale_round(e.beta, e.c_storage, load(e.c_storage, e.C, c_at(b, e.ldc, i, w)), F)));
+  });
 }
 
 // The driver's epilogue on the main accumulator x (format F):
@@ -273,9 +266,7 @@ void store_main(const MainEpilogue& e, const Block& b, const T* main) {
   const T al = std::bit_cast<T>(static_cast<U>(convert(Fmt::fp64, F, std::bit_cast<uint64_t>(e.alpha), Round::rne)));
   const T be = std::bit_cast<T>(static_cast<U>(convert(Fmt::fp64, F, std::bit_cast<uint64_t>(e.beta), Round::rne)));
   const bool use_c = e.beta != 0.0 && !e.into_c;
-#pragma omp parallel for num_threads(b.threads) schedule(static)
-  for (std::size_t i = 0; i < b.m; ++i) {
-    fast::FpEnvGuard env;
+  parallel_for(b.threads, b.m, Assign::blocks, [&](std::size_t i) {
     const bool same = e.c_storage == F;  // C in the main format: no conversions
     U* crow = same ? static_cast<U*>(e.C) + c_at(b, e.ldc, i, 0) : nullptr;
     for (std::size_t w = 0; w < b.nc; ++w) {
@@ -290,7 +281,7 @@ void store_main(const MainEpilogue& e, const Block& b, const T* main) {
       if (same) crow[w] = nan ? static_cast<U>(nan_store) : std::bit_cast<U>(r);
       else store(e.c_storage, e.C, at, nan ? nan_store : convert(F, e.c_storage, std::bit_cast<U>(r), Round::rne));
     }
-  }
+  });
 }
 
 template void fill_zero(const Block&, float*);

@@ -19,10 +19,8 @@ Matrix exact_product(const Matrix& A, const Matrix& B, int threads) {
   for (std::size_t l = 0; l < k; ++l)
     for (std::size_t j = 0; j < n; ++j) bt[j * k + l] = B(l, j);
   Matrix C(m, n);
-  const long long total = static_cast<long long>(m * n);
-#pragma omp parallel for num_threads(driver::thread_count(threads)) schedule(dynamic, 1)
-  for (long long e = 0; e < total; ++e) {
-    const std::size_t i = static_cast<std::size_t>(e) / n, j = static_cast<std::size_t>(e) % n;
+  driver::parallel_for(driver::thread_count(threads), m * n, driver::Assign::dynamic, [&](std::size_t e) {
+    const std::size_t i = e / n, j = e % n;
     const double* a = &A.v[i * k];
     const double* b = &bt[j * k];
     WideAccumulator acc;
@@ -51,7 +49,7 @@ Matrix exact_product(const Matrix& A, const Matrix& B, int threads) {
     } else {
       C(i, j) = std::bit_cast<double>(acc.round(Fmt::fp64, Round::rne, Overflow::ieee));
     }
-  }
+  });
   return C;
 }
 
@@ -198,12 +196,9 @@ void model_gemm(const ModelRow& row, bool accumulate_into_c, std::size_t m, std:
     return;
   }
   const int slices = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(t), m));
-#pragma omp parallel for num_threads(slices) schedule(static, 1)
-  for (int s = 0; s < slices; ++s) {
-    const std::size_t i0 = m * static_cast<std::size_t>(s) / static_cast<std::size_t>(slices);
-    const std::size_t i1 = m * static_cast<std::size_t>(s + 1) / static_cast<std::size_t>(slices);
-    run(i0, i1 - i0, 1);
-  }
+  const std::size_t parts = static_cast<std::size_t>(slices);
+  driver::parallel_for(slices, parts, driver::Assign::blocks,
+                       [&](std::size_t s) { run(m * s / parts, m * (s + 1) / parts - m * s / parts, 1); });
 }
 
 }  // namespace mmaemu::experiments

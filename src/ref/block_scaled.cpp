@@ -289,13 +289,13 @@ void scaled_gemm(const ScaledGemm& g) {
   const std::size_t nb = u.block ? g.k / static_cast<std::size_t>(u.block) : 0;
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t j = 0; j < g.n; ++j) {
-      const float c = ep.reads_c() ? g.C[i * g.n + j] : 0.0f;
+      const float c = ep.reads_c() ? g.C[g.c_at(i, j)] : 0.0f;
       uint32_t acc = ep.start(c);
       if (ep.alpha_eff != 0)
         acc = static_cast<uint32_t>(scaled_chain(u, Fmt::fp32, g.fa, g.fb, g.k, g.A + i * g.k,
                                                  g.SA ? g.SA + i * nb : nullptr, g.B + j * g.k,
                                                  g.SB ? g.SB + j * nb : nullptr, acc));
-      g.D[i * g.n + j] = as_float(ep.finish(acc, c));
+      g.D[g.c_at(i, j)] = as_float(ep.finish(acc, c));
     }
 }
 

@@ -12,6 +12,40 @@
 namespace mmaemu::validate {
 namespace fs = std::filesystem;
 
+namespace {
+
+// A d_ file other than d_<GPU>_fp32 / d_<GPU>_fp16 (.txt, .npy) would be
+// skipped, half a set validated without a word: it is refused instead.
+void check_d_files(const DataSet& s) {
+  for (const auto& f : fs::directory_iterator(s.dir)) {
+    const std::string name = f.path().filename().string(), ext = f.path().extension().string();
+    if (!f.is_regular_file() || name.rfind("d_", 0) != 0 || (ext != ".txt" && ext != ".npy")) continue;
+    const std::string stem = f.path().stem().string(), prefix = join({"d_", s.gpu, "_"});
+    if (stem == prefix + "fp32" || stem == prefix + "fp16") continue;
+    const std::string out = stem.rfind(prefix, 0) == 0 ? stem.substr(prefix.size()) : "";
+    throw DataError(f.path(), 0,
+                    (out.empty() ? "not a results file of " + s.gpu
+                                 : "results in '" + out + "', an output format no unit of the models has") +
+                        " (the validator reads d_" + s.gpu + "_fp32 and d_" + s.gpu + "_fp16, .txt or .npy)");
+  }
+}
+
+// The first non-blank line of the set's instruction.txt ("" if there is no
+// such file); a file without one is refused.
+std::string read_instruction(const fs::path& dir) {
+  std::ifstream in{dir / "instruction.txt"};
+  if (!in) return "";
+  for (std::string line; std::getline(in, line);) {
+    line.erase(std::remove_if(line.begin(), line.end(), ::isspace), line.end());
+    if (!line.empty()) return line;
+  }
+  throw DataError(dir / "instruction.txt", 0,
+                  "empty: it must name the instruction of the set (e.g. tcgen05.mma.kind::mxf8f6f4.block32.ue8m0), "
+                  "or be removed");
+}
+
+}  // namespace
+
 std::vector<DataSet> find_sets(const fs::path& root) {
   if (!fs::is_directory(root)) throw DataError(root, 0, "not a directory");
   std::vector<DataSet> sets;
@@ -27,17 +61,9 @@ std::vector<DataSet> find_sets(const fs::path& root) {
         if (fs::exists(s.dir / join({"d_", s.gpu, "_", out, ".txt"})) ||
             fs::exists(s.dir / join({"d_", s.gpu, "_", out, ".npy"})))
           s.outputs.push_back(out);
+      check_d_files(s);
       if (s.outputs.empty()) continue;
-      if (std::ifstream in{s.dir / "instruction.txt"}) {
-        std::string line;
-        while (std::getline(in, line)) {
-          line.erase(std::remove_if(line.begin(), line.end(), ::isspace), line.end());
-          if (!line.empty()) {
-            s.instruction = line;
-            break;
-          }
-        }
-      }
+      s.instruction = read_instruction(s.dir);
       sets.push_back(s);
     }
   }

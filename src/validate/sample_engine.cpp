@@ -6,7 +6,6 @@
 
 #include "driver/gemm.h"
 #include "formats/fast_convert.h"
-#include "kernels/fp_env.h"
 #include "kernels/scalar.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
@@ -45,25 +44,23 @@ Elements::Elements(const ModelRow& row, std::size_t count)
 
 void dot_samples(const ModelRow& row, std::size_t count, std::size_t k, const Operands& a, const Operands& b,
                  const uint64_t* c, uint64_t* d, int threads) {
-  const long n = static_cast<long>(count);
+  constexpr std::size_t kBlock = 256;  // samples per task
+  const std::size_t tasks = (count + kBlock - 1) / kBlock;
+  const int team = driver::thread_count(threads);
   if (!has_step_kernel(row)) {
-#pragma omp parallel for num_threads(driver::thread_count(threads)) schedule(static, 256)
-    for (long i = 0; i < n; ++i) {
-      const std::size_t s = static_cast<std::size_t>(i) * k;
-      d[i] = ref::dot(row, k, &a.code[s], &b.code[s], c[i]);
-    }
+    driver::parallel_for(team, tasks, driver::Assign::blocks, [&](std::size_t t) {
+      for (std::size_t i = t * kBlock; i < std::min(count, (t + 1) * kBlock); ++i)
+        d[i] = ref::dot(row, k, &a.code[i * k], &b.code[i * k], c[i]);
+    });
     return;
   }
   const fast::StepFn kernel = fast::plan(row).step;
   const std::size_t step = step_k(row);
-#pragma omp parallel num_threads(driver::thread_count(threads))
-  {
-    fast::FpEnvGuard env;
-#pragma omp for schedule(static, 256)
-    for (long i = 0; i < n; ++i) {
+  driver::parallel_for(team, tasks, driver::Assign::blocks, [&](std::size_t t) {  // (the kernels' FP environment)
+    for (std::size_t i = t * kBlock; i < std::min(count, (t + 1) * kBlock); ++i) {
       // As ref::dot: wgmma with scale-d = 0 does not read C.
       uint64_t acc = row.ignores_c ? zero_bits(row.out, false) : c[i];
-      for (std::size_t j = static_cast<std::size_t>(i) * k, end = j + k; j < end; j += step) {
+      for (std::size_t j = i * k, end = j + k; j < end; j += step) {
         const std::size_t len = std::min(step, end - j);
         bool finite = true;
         for (std::size_t l = j; l < j + len; ++l) finite = finite && a.finite[l] && b.finite[l];
@@ -73,7 +70,7 @@ void dot_samples(const ModelRow& row, std::size_t count, std::size_t k, const Op
       }
       d[i] = acc;
     }
-  }
+  });
 }
 
 uint64_t output_code(Fmt to, uint32_t x) {

@@ -13,11 +13,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <ostream>
 #include <sstream>
 
 #include <boost/math/special_functions/beta.hpp>
-#include <omp.h>
 
 #include "driver/gemm.h"
 
@@ -65,15 +65,18 @@ std::vector<uint64_t> run_samples(const ModelRow& row, const Samples& s, int thr
   std::vector<uint64_t> got(n);
   std::atomic<std::size_t> first_bad{SIZE_MAX}, done{0};  // first_bad: 2 * index + (1 for b)
   std::exception_ptr failure;
-#pragma omp parallel num_threads(std::max(team, 1))
-  {
+  std::mutex failure_mutex;
+  std::atomic<std::size_t> next_chunk{0};
+  // One task per member of the team, each with its own memo and buffers,
+  // taking chunks in order as it frees up.
+  const std::size_t members = static_cast<std::size_t>(std::max(team, 1));
+  driver::parallel_for(team, members, driver::Assign::blocks, [&](std::size_t member) {
     Elements elements(row, 2 * n * k);
     Operands a, b;
     a.resize(chunk * k), b.resize(chunk * k);
     std::vector<uint64_t> c(chunk);
-#pragma omp for schedule(dynamic, 1)
-    for (long ci = 0; ci < static_cast<long>(chunks); ++ci) {
-      const std::size_t i0 = static_cast<std::size_t>(ci) * chunk, m = std::min(chunk, n - i0);
+    for (std::size_t ci; (ci = next_chunk.fetch_add(1)) < chunks;) {
+      const std::size_t i0 = ci * chunk, m = std::min(chunk, n - i0);
       if (2 * i0 * k > first_bad.load()) continue;  // after a bad value: no need
       try {
         bool ok = true;
@@ -91,13 +94,13 @@ std::vector<uint64_t> run_samples(const ModelRow& row, const Samples& s, int thr
         for (std::size_t i = 0; i < m; ++i) c[i] = output_code(row.out, s.c[i0 + i]);  // __float2half
         dot_samples(row, m, k, a, b, c.data(), got.data() + i0, 1);
         done += m;
-        if (progress && omp_get_thread_num() == 0) progress(done.load(), n);
+        if (progress && member == 0) progress(done.load(), n);
       } catch (...) {
-#pragma omp critical(mmaemu_validate_failure)
+        const std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
       }
     }
-  }
+  });
   if (failure) std::rethrow_exception(failure);
   if (first_bad.load() != SIZE_MAX) {
     const std::size_t j = first_bad.load() / 2;

@@ -286,7 +286,9 @@ TEST_CASE("invalid schedules are refused with a message") {
   for (const Bad& b : {Bad{"promote:24", "not a multiple of the instruction k = 16"}, Bad{"promote:0", "positive"},
                        Bad{"splitk", "valid: chain"}, Bad{"splitk:2:sorted", "unknown item"},
                        Bad{"chain,promote:16", "chain combines with nothing"}, Bad{"promote:16,promote:32", "twice"},
-                       Bad{"pr0mote:16", "valid: chain, promote:P, splitk:S"}}) {
+                       Bad{"pr0mote:16", "valid: chain, promote:P, splitk:S"},
+                       Bad{"promote:1234567890123456789", "'1234567890123456789' is too large (at most 18 digits)"},
+                       Bad{"promote:1e3", "'1e3' is not a positive integer"}}) {
     opt.schedule = b.schedule;
     CAPTURE(b.schedule);
     CHECK(mmaemu_gemm(h.m, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C,
@@ -297,6 +299,19 @@ TEST_CASE("invalid schedules are refused with a message") {
   CHECK(mmaemu_gemm(h.m, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1.0, A, 2, A, 2, 0.0, C, 2) ==
         MMAEMU_OK);
   CHECK(driver::schedule_name(driver::parse_schedule(" Splitk:2:TREE , PROMOTE:32 ")) == "splitk:2:tree,promote:32");
+  // An interval longer than any k is one piece: the chain's bits (10 digits,
+  // a multiple of 16; leading zeros do not count).
+  for (const char* s : {"promote:1000000000", "promote:0001000000000", "splitk:100000000000000000"}) {
+    CAPTURE(s);
+    float P[4], Q[4];
+    opt.schedule = s;
+    REQUIRE(mmaemu_gemm(h.m, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1.0, A, 2, A, 2, 0.0, P,
+                        2) == MMAEMU_OK);
+    opt.schedule = "chain";
+    REQUIRE(mmaemu_gemm(h.m, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 2, 1.0, A, 2, A, 2, 0.0, Q,
+                        2) == MMAEMU_OK);
+    CHECK(std::memcmp(P, Q, sizeof P) == 0);
+  }
   // sgemm with a schedule: the general GEMM's bits.
   float G[4], S[4];
   opt.schedule = "splitk:2";

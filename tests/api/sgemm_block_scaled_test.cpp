@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -116,4 +117,18 @@ TEST_CASE("sgemm_block_scaled: refusals") {
   CHECK(mmaemu_sgemm_block_scaled(b200.m, "mxfp8", MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 2, 2, 16,
                                   1.0f, a, 15, b, 2, 0.0f, c, 2) == MMAEMU_ERR_ARGUMENT);
   CHECK(std::string(mmaemu_last_error()).find("A leading dimension 15 < 16") != std::string::npos);
+}
+
+// k past 2^31 - 1 - 31 pads to more than an int holds: refused before any
+// allocation (the operands are never read), never wrapped to a negative k.
+TEST_CASE("sgemm_block_scaled: k whose padding leaves the int range") {
+  Model b200("B200");
+  float a[1] = {}, b[1] = {}, c[1] = {};
+  for (const char* policy : {"mxfp8", "nvfp4"}) {
+    const int bs = std::string(policy) == "nvfp4" ? 16 : 32, k = INT_MAX - bs + 2;
+    CAPTURE(policy);
+    CHECK(mmaemu_sgemm_block_scaled(b200.m, policy, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 1, 1, k, 1.0f, a,
+                                    k, b, 1, 0.0f, c, 1) == MMAEMU_ERR_ARGUMENT);
+    CHECK(std::string(mmaemu_last_error()).find("beyond the C API's int range (2^31 - 1)") != std::string::npos);
+  }
 }

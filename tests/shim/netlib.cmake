@@ -4,8 +4,9 @@
 # tests/shim/CMakeLists.txt (PRELOAD is set there).
 #   error exits: every model through the CBLAS tester (n = 0 only), a few
 #     through the Fortran one, dgemm on two models with an fp64 unit;
-#   computational tests: MI250 (IEEE-like fp32 and fp64 units) and with
-#     MMA_MODEL unset (every call forwarded to the system BLAS).
+#   computational tests: MI250 (IEEE-like fp32 and fp64 units), also under
+#     MMA_ACCUMULATE=accumulate-into-c, and with MMA_MODEL unset (every call
+#     forwarded to the system BLAS).
 # One thread per call: the testers make ~10^5 calls of n <= 9.
 set(_netlib_dir /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/blas)
 find_file(NETLIB_XSCBLAT3 xscblat3 PATHS ${_netlib_dir} /usr/lib/x86_64-linux-gnu/blas NO_DEFAULT_PATH)
@@ -49,6 +50,13 @@ netlib_test(netlib_xscblat3_MI250 xscblat3 sin3 stdout full "MMA_MODEL=MI250" sg
 netlib_test(netlib_xblat3s_MI250 xblat3s sblat3.in sblat3.out full "MMA_MODEL=MI250" sgemm)
 netlib_test(netlib_xdcblat3_MI250 xdcblat3 din3 stdout full "MMA_MODEL=MI250;MMA_DGEMM=model" dgemm)
 netlib_test(netlib_xblat3d_MI250 xblat3d dblat3.in dblat3.out full "MMA_MODEL=MI250;MMA_DGEMM=model" dgemm)
+# accumulate-into-c keeps the BLAS contract (README, "Accumulation semantics").
+netlib_test(netlib_xblat3s_MI250_accumulate_into_c xblat3s sblat3.in sblat3.out full
+            "MMA_MODEL=MI250;MMA_ACCUMULATE=accumulate-into-c" sgemm)
+netlib_test(netlib_xscblat3_MI250_accumulate_into_c xscblat3 sin3 stdout full
+            "MMA_MODEL=MI250;MMA_ACCUMULATE=accumulate-into-c" sgemm)
+netlib_test(netlib_xblat3d_MI250_accumulate_into_c xblat3d dblat3.in dblat3.out full
+            "MMA_MODEL=MI250;MMA_DGEMM=model;MMA_ACCUMULATE=accumulate-into-c" dgemm)
 foreach(tester "xscblat3;sin3;stdout" "xblat3s;sblat3.in;sblat3.out" "xdcblat3;din3;stdout" "xblat3d;dblat3.in;dblat3.out")
   list(GET tester 0 exe)
   list(GET tester 1 input)

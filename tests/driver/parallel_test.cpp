@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The library's thread pool (driver/parallel.h): every task runs once under
+// either assignment and any thread count; nested calls, exceptions, the
+// floating-point environment; concurrent callers and oversubscription (a
+// hang would end at ctest's time-out, nothing is timed); and idle workers
+// that sleep instead of spinning (CPU time, not wall time).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+#include "driver/parallel.h"
+
+using namespace mmaemu::driver;
+
+namespace {
+
+// Runs tasks [0, n) and returns how often each ran.
+std::vector<int> run_counts(int threads, std::size_t n, Assign assign) {
+  std::vector<std::atomic<int>> hits(n);
+  parallel_for(threads, n, assign, [&](std::size_t t) { hits[t].fetch_add(1); });
+  std::vector<int> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = hits[i].load();
+  return out;
+}
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+}  // namespace
+
+TEST_CASE("every task runs exactly once") {
+  for (Assign assign : {Assign::blocks, Assign::dynamic})
+    for (int threads = 1; threads <= 5; ++threads)
+      for (std::size_t n : {0u, 1u, 2u, 3u, 7u, 64u, 1000u}) {
+        const std::vector<int> hits = run_counts(threads, n, assign);
+        for (std::size_t t = 0; t < n; ++t)
+          CHECK_MESSAGE(hits[t] == 1, "task " << t << " of " << n << " ran " << hits[t] << " times, threads "
+                                              << threads << (assign == Assign::blocks ? " blocks" : " dynamic"));
+      }
+}
+
+TEST_CASE("workers run tasks") {
+  // The caller's tasks wait until a worker has run one (a worker that never
+  // came would end at ctest's time-out), under either assignment.
+  for (Assign assign : {Assign::blocks, Assign::dynamic}) {
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<int> by_workers{0};
+    parallel_for(4, 64, assign, [&](std::size_t) {
+      if (std::this_thread::get_id() != caller) by_workers.fetch_add(1);
+      else
+        while (by_workers.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+    CHECK(by_workers.load() >= 1);
+  }
+  CHECK(pool_workers() >= 1);
+}
+
+TEST_CASE("a nested call runs every task on its own thread") {
+  std::atomic<int> inner{0};
+  parallel_for(3, 6, Assign::dynamic, [&](std::size_t) {
+    const std::thread::id me = std::this_thread::get_id();
+    parallel_for(3, 10, Assign::dynamic, [&](std::size_t) {
+      CHECK(std::this_thread::get_id() == me);
+      inner.fetch_add(1);
+    });
+  });
+  CHECK(inner.load() == 60);
+}
+
+TEST_CASE("the first exception reaches the caller; the pool still works") {
+  for (Assign assign : {Assign::blocks, Assign::dynamic}) {
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH_AS(parallel_for(3, 100, assign,
+                                      [&](std::size_t t) {
+                                        ran.fetch_add(1);
+                                        if (t == 5) throw std::runtime_error("task 5");
+                                      }),
+                         "task 5", std::runtime_error);
+    CHECK(ran.load() >= 1);
+    const std::vector<int> hits = run_counts(3, 50, assign);
+    for (int h : hits) CHECK(h == 1);
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST_CASE("tasks run in the kernels' floating-point environment; the caller's is restored") {
+  const unsigned saved = _mm_getcsr();
+  const unsigned caller = saved | 0x8040u | 0x6000u;  // FTZ, DAZ, round toward zero
+  _mm_setcsr(caller);
+  std::vector<unsigned> seen(16);
+  parallel_for(4, seen.size(), Assign::dynamic, [&](std::size_t t) { seen[t] = _mm_getcsr(); });
+  const unsigned after = _mm_getcsr();
+  _mm_setcsr(saved);
+  for (unsigned csr : seen) CHECK_MESSAGE((csr & (0x8040u | 0x6000u)) == 0u, "MXCSR 0x" << std::hex << csr);
+  CHECK(after == caller);
+}
+#endif
+
+TEST_CASE("concurrent callers and more threads than cores") {
+  constexpr int kCallers = 4, kRounds = 300;
+  std::atomic<long> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int r = 0; r < kRounds; ++r)
+        parallel_for(3 + c % 2, 17, r % 2 ? Assign::dynamic : Assign::blocks,
+                     [&](std::size_t t) { total.fetch_add(static_cast<long>(t) + 1); });
+    });
+  for (std::thread& t : callers) t.join();
+  CHECK(total.load() == static_cast<long>(kCallers) * kRounds * (17 * 18 / 2));
+}
+
+// After a job the workers spin for microseconds, then sleep: an idle
+// process uses (almost) no CPU. (An OpenMP runtime's default wait spins
+// about 300,000 pause instructions, milliseconds, per worker.)
+TEST_CASE("idle workers sleep") {
+  std::atomic<long> sink{0};
+  parallel_for(4, 64, Assign::dynamic, [&](std::size_t t) {
+    long s = 0;
+    for (long i = 0; i < 20000; ++i) s += i ^ static_cast<long>(t);
+    sink.fetch_add(s);
+  });
+  const double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const double idle = process_cpu_seconds() - before;
+  CHECK_MESSAGE(idle < 0.003, "the idle pool used " << idle * 1e3 << " ms of CPU in 200 ms");
+  CHECK(sink.load() != 0);
+}
+
+TEST_CASE("thread counts outside 0 .. kMaxThreads are refused, naming the range") {
+  CHECK_THROWS_WITH_AS(thread_count(-1), doctest::Contains("not a whole number from 0 to 4096"), std::invalid_argument);
+  CHECK_THROWS_AS(thread_count(kMaxThreads + 1), std::invalid_argument);
+  CHECK(thread_count(kMaxThreads) == kMaxThreads);
+  CHECK(thread_count(3) == 3);
+  CHECK(thread_count(0) >= 1);
+}
