@@ -121,7 +121,8 @@ bool start_competitors(int count) {
     if (p < 0) return false;
     if (p == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      for (volatile unsigned long spin = 0;;) spin = 0;  // (volatile: the loop stays)
+      volatile unsigned long spin = 0;  // (volatile: the loop stays)
+      for (;;) spin = spin + 1;
     }
     g_competitors.push_back(p);
   }
