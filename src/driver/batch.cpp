@@ -31,6 +31,7 @@
 #include "driver/pack.h"
 #include "kernels/fp_env.h"
 #include "kernels/plan.h"
+#include "kernels/product_pack.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
 
@@ -100,6 +101,28 @@ const EntryTable* entry_table(const ModelRow& row) {
   return t.get();
 }
 
+}  // namespace
+
+fast::CodeDecode batch_code_decode(const ModelRow& row) {
+  const FormatInfo& f = info(row.in);
+  fast::CodeDecode d{};
+  if (f.width > 16 || f.frac_shift != 0 || fast::operand_kind(row) == fast::Operand::real64) return d;
+  switch (f.specials) {
+    case Specials::ieee: d.specials = fast::CodeDecode::Specials::ieee; break;
+    case Specials::e4m3fn: d.specials = fast::CodeDecode::Specials::e4m3fn; break;
+    case Specials::fnuz: d.specials = fast::CodeDecode::Specials::fnuz; break;
+    default: return d;
+  }
+  d.width = f.width, d.exp_bits = f.exp_bits, d.man_bits = f.man_bits, d.bias = f.bias;
+  d.bf16 = row.in == Fmt::bf16;
+  d.real = fast::operand_kind(row) == fast::Operand::real;
+  d.in_subnormals = row.in_subnormals;
+  d.as_fp16 = row.inputs_as_fp16 && !d.real;
+  return d;
+}
+
+namespace {
+
 // ---------------------------------------------------------------------------
 // The call: what every task reads.
 
@@ -112,20 +135,33 @@ struct Call {
   std::size_t step, kp_chunk;
   const EntryTable* table;
   bool real, use_reference;
+  bool half;  // a unit format of up to 16 bits: the SIMD packer, with `decode`
+  fast::CodeDecode decode;
+  uint64_t zero, nan;  // +0 and the unit's NaN in the output format
   std::vector<uint32_t> pos;  // where chunk position l is packed (interleaved rows: permuted)
 };
 
 uint64_t load_out(const Call& x, std::size_t q) {
   return x.p.storage == BatchStorage::codes ? static_cast<const uint64_t*>(x.p.C)[q] : load(x.row.out, x.p.C, q);
 }
+// A NaN of the unit's output format (fp32, fp16 or fp64; others by decode).
+inline bool out_nan(Fmt f, uint64_t d) {
+  switch (f) {
+    case Fmt::fp32: return (d & 0x7FFFFFFFu) > 0x7F800000u;
+    case Fmt::fp16: return (d & 0x7FFFu) > 0x7C00u;
+    case Fmt::fp64: return (d & ~(uint64_t{1} << 63)) > uint64_t{0x7FF0000000000000};
+    default: return is_nan(f, d);
+  }
+}
+
 void store_out(const Call& x, std::size_t q, uint64_t d) {
   // As the GEMM epilogue: any NaN as the unit's (the IEEE kernels give the host's).
-  if (x.p.k > 0 && is_nan(x.row.out, d)) d = nan_result(x.row);
+  if (x.p.k > 0 && out_nan(x.row.out, d)) d = x.nan;
   if (x.p.storage == BatchStorage::codes) static_cast<uint64_t*>(x.p.D)[q] = d;
   else store(x.row.out, x.p.D, q, d);
 }
 uint64_t first_acc(const Call& x, std::size_t q) {
-  return x.row.ignores_c ? zero_bits(x.row.out, false) : load_out(x, q);  // as ref::dot
+  return x.row.ignores_c ? x.zero : load_out(x, q);  // as ref::dot
 }
 
 // The k codes of element q's a and b (model order), positions [l0, l1).
@@ -163,6 +199,7 @@ struct Lanes {
 };
 
 struct ProductPanel {
+  AlignedBuf<uint16_t> ca, cb;  // the SIMD packer's codes, position-major
   AlignedBuf<float> val, sig;
   AlignedBuf<int32_t> exp;
   std::vector<uint32_t> special;  // per step of the chunk: bit j = lane j has a NaN/Inf input
@@ -183,34 +220,112 @@ inline Entry entry(const Call& x, uint64_t code) {
   return x.table ? x.table->e[code & x.table->mask] : entry_of(x.row, code);
 }
 
+// One lane's products at positions [0, kc): a[l] and b[l * bs] decoded by
+// `entry` (the table, or decode_operand for wider formats), stored at
+// pos[l] * 16 of the lane's arrays. Returns whether an input is NaN/Inf.
+template <bool kReal, typename T, typename E>
+HWY_INLINE bool lane_products(E entry, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, std::size_t bs,
+                              std::size_t kc, const uint32_t* HWY_RESTRICT pos, float* HWY_RESTRICT val,
+                              float* HWY_RESTRICT sig, int32_t* HWY_RESTRICT exp) {
+  int32_t special = 0;
+  for (std::size_t l = 0; l < kc; ++l) {
+    const Entry ea = entry(a[l]), eb = entry(b[l * bs]);
+    const std::size_t o = pos[l] * L;
+    val[o] = ea.val * eb.val;
+    sig[o] = ea.sig * eb.sig;
+    exp[o] = kReal ? (ea.exp | eb.exp) : ea.exp + eb.exp;
+    special |= ea.special | eb.special;
+  }
+  return special != 0;
+}
+
+// The steps of lane j with a NaN/Inf input, into pp.special.
+template <typename T, typename E>
+void mark_special(E entry, const T* a, const T* b, std::size_t bs, std::size_t kc, std::size_t step, std::size_t j,
+                  ProductPanel& pp) {
+  for (std::size_t l = 0; l < kc; ++l)
+    if (entry(a[l]).special | entry(b[l * bs]).special) pp.special[l / step] |= 1u << j;
+}
+
 // Positions [l0, l0 + kc) of the group's products (a chunk of whole steps;
 // positions past k are zero products). Interleaved rows store each
 // instruction's k with its two groups contiguous, as the GEMM packer does.
-template <typename T>
-void pack_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
-                   ProductPanel& pp) {
+template <bool kReal, typename T, typename E>
+void pack_lanes(const Call& x, E entry, const T* A, const T* B, const Lanes& ln, std::size_t l0, std::size_t kc,
+                ProductPanel& pp) {
   const std::size_t steps = (kc + x.step - 1) / x.step, kp = steps * x.step, bs = x.geo.b_stride();
   float* val = pp.val.get(kp * L);
   float* sig = pp.sig.get(kp * L);
   int32_t* exp = pp.exp.get(kp * L);
   pp.special.assign(steps, 0);
-  const int32_t zero_exp = x.real ? 0 : fast::kZeroExp;
   const uint32_t* pos = x.pos.data();
   for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
     const std::size_t o = pos[l] * L;
-    std::fill_n(val + o, L, 0.0f), std::fill_n(sig + o, L, 0.0f), std::fill_n(exp + o, L, zero_exp);
+    std::fill_n(val + o, L, 0.0f), std::fill_n(sig + o, L, 0.0f), std::fill_n(exp + o, L, kReal ? 0 : fast::kZeroExp);
   }
   for (std::size_t j = 0; j < L; ++j) {
-    const std::size_t ab = ln.a[j] + l0, bb = ln.b[j] + l0 * bs;
-    for (std::size_t l = 0; l < kc; ++l) {
-      const Entry ea = entry(x, A[ab + l]), eb = entry(x, B[bb + l * bs]);
-      const std::size_t o = pos[l] * L + j;
-      val[o] = ea.val * eb.val;
-      sig[o] = ea.sig * eb.sig;
-      exp[o] = x.real ? (ea.exp | eb.exp) : ea.exp + eb.exp;
-      if (HWY_UNLIKELY(ea.special | eb.special)) pp.special[l / x.step] |= 1u << j;
-    }
+    const T* a = A + ln.a[j] + l0;
+    const T* b = B + ln.b[j] + l0 * bs;
+    if (lane_products<kReal>(entry, a, b, bs, kc, pos, val + j, sig + j, exp + j))
+      mark_special(entry, a, b, bs, kc, x.step, j, pp);
   }
+}
+
+// Units of formats up to 16 bits: the codes transposed to position-major
+// order, then decoded and multiplied by the SIMD packer
+// (kernels/product_pack.h); false for other units.
+template <typename T>
+bool simd_pack(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
+               ProductPanel& pp) {
+  if (!x.half || !x.table) return false;
+  const std::size_t bs = x.geo.b_stride(), steps = (kc + x.step - 1) / x.step, kp = steps * x.step;
+  uint16_t* ca = pp.ca.get(kc * L);
+  uint16_t* cb = pp.cb.get(kc * L);
+  const T* ra[L];
+  const T* rb[L];
+  for (std::size_t j = 0; j < L; ++j) ra[j] = A.p + ln.a[j] + l0, rb[j] = B.p + ln.b[j] + l0 * bs;
+  if constexpr (sizeof(T) <= 2) {
+    fast::simd_transpose_codes16(ra, kc, ca);
+    if (bs == 1) fast::simd_transpose_codes16(rb, kc, cb);
+  } else {
+    for (std::size_t j = 0; j < L; ++j)
+      for (std::size_t l = 0; l < kc; ++l) ca[l * L + j] = static_cast<uint16_t>(ra[j][l]);
+  }
+  if (sizeof(T) > 2 || bs != 1)
+    for (std::size_t j = 0; j < L; ++j)
+      for (std::size_t l = 0; l < kc; ++l) cb[l * L + j] = static_cast<uint16_t>(rb[j][l * bs]);
+  float* val = pp.val.get(kp * L);
+  float* sig = pp.sig.get(kp * L);
+  int32_t* exp = pp.exp.get(kp * L);
+  pp.special.assign(steps, 0);
+  const uint32_t* pos = x.pos.data();
+  for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
+    const std::size_t o = pos[l] * L;
+    std::fill_n(val + o, L, 0.0f), std::fill_n(sig + o, L, 0.0f), std::fill_n(exp + o, L, x.real ? 0 : fast::kZeroExp);
+  }
+  uint32_t special = fast::simd_code_products16(x.decode, ca, cb, kc, pos, val, sig, exp);
+  const Entry* tab = x.table->e.data();
+  const uint64_t mask = x.table->mask;
+  const auto entry = [tab, mask](uint64_t code) { return tab[code & mask]; };
+  for (std::size_t j = 0; special; ++j, special >>= 1)
+    if (special & 1) mark_special(entry, A.p + ln.a[j] + l0, B.p + ln.b[j] + l0 * bs, bs, kc, x.step, j, pp);
+  return true;
+}
+
+template <typename T>
+void pack_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
+                   ProductPanel& pp) {
+  if (simd_pack(x, A, B, ln, l0, kc, pp)) return;
+  if (x.table) {
+    const Entry* tab = x.table->e.data();
+    const uint64_t mask = x.table->mask;
+    const auto entry = [tab, mask](uint64_t code) { return tab[code & mask]; };
+    if (x.real) return pack_lanes<true>(x, entry, A.p, B.p, ln, l0, kc, pp);
+    return pack_lanes<false>(x, entry, A.p, B.p, ln, l0, kc, pp);
+  }
+  const auto entry = [&x](uint64_t code) { return entry_of(x.row, code); };
+  if (x.real) return pack_lanes<true>(x, entry, A.p, B.p, ln, l0, kc, pp);
+  pack_lanes<false>(x, entry, A.p, B.p, ln, l0, kc, pp);
 }
 
 // Steps [s0, s1) of the chunk on the row's SIMD kernel; acc: the 16 lanes.
@@ -285,28 +400,66 @@ void simd_chunk(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::siz
   }
 }
 
-// Lane j: element q0 + j, or q0 where the group is short.
+// Lane j: element q0 + j, or q0 where the group is short. (Counters, not
+// divisions: the geometry's a_base/b_base once, then steps along q.)
 Lanes lanes_of(const Call& x, std::size_t q0) {
   Lanes ln;
+  const Geometry& g = x.geo;
+  if (g.mn == 1 && q0 + L <= x.total) {  // dot products
+    for (std::size_t j = 0; j < L; ++j) ln.q[j] = q0 + j, ln.a[j] = ln.b[j] = (q0 + j) * g.k;
+    return ln;
+  }
+  std::size_t t = q0 / g.mn, i = q0 % g.mn / g.n, c = q0 % g.n;
   for (std::size_t j = 0; j < L; ++j) {
-    ln.q[j] = q0 + j < x.total ? q0 + j : q0;
-    ln.a[j] = x.geo.a_base(ln.q[j]);
-    ln.b[j] = x.geo.b_base(ln.q[j]);
+    if (q0 + j >= x.total) {
+      ln.q[j] = q0, ln.a[j] = ln.a[0], ln.b[j] = ln.b[0];
+      continue;
+    }
+    ln.q[j] = q0 + j;
+    ln.a[j] = t * g.m * g.k + i * g.k;
+    ln.b[j] = t * g.k * g.n + c;
+    if (++c == g.n) {
+      c = 0;
+      if (++i == g.m) i = 0, ++t;
+    }
   }
   return ln;
+}
+
+// The 16 lanes' first accumulators, and their results stored (fp32 or
+// fp16 bits; NaN as the unit's): the hot cases without the generic load.
+void load_accumulators(const Call& x, const Lanes& ln, uint32_t* acc) {
+  if (x.row.ignores_c) {
+    std::fill_n(acc, L, static_cast<uint32_t>(x.zero));
+    return;
+  }
+  if (x.p.storage == BatchStorage::native && x.row.out == Fmt::fp32) {
+    for (std::size_t j = 0; j < L; ++j) acc[j] = static_cast<const uint32_t*>(x.p.C)[ln.q[j]];
+    return;
+  }
+  for (std::size_t j = 0; j < L; ++j) acc[j] = static_cast<uint32_t>(load_out(x, ln.q[j]));
+}
+void store_results(const Call& x, std::size_t q0, const uint32_t* acc) {
+  const std::size_t n = std::min(L, x.total - q0);
+  if (x.p.storage == BatchStorage::native && x.row.out == Fmt::fp32) {
+    uint32_t* d = static_cast<uint32_t*>(x.p.D) + q0;
+    for (std::size_t j = 0; j < n; ++j) d[j] = (acc[j] & 0x7FFFFFFFu) > 0x7F800000u ? static_cast<uint32_t>(x.nan) : acc[j];
+    return;
+  }
+  for (std::size_t j = 0; j < n; ++j) store_out(x, q0 + j, acc[j]);
 }
 
 template <typename T>
 void simd_group(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, ProductPanel& pp) {
   const Lanes ln = lanes_of(x, q0);
   HWY_ALIGN_MAX uint32_t acc[L];
-  for (std::size_t j = 0; j < L; ++j) acc[j] = static_cast<uint32_t>(first_acc(x, ln.q[j]));
+  load_accumulators(x, ln, acc);
   for (std::size_t l0 = 0; l0 < x.p.k; l0 += x.kp_chunk) {
     const std::size_t kc = std::min(x.kp_chunk, x.p.k - l0);
     pack_products(x, A, B, ln, l0, kc, pp);
     simd_chunk(x, A, B, ln, l0, kc, pp, acc);
   }
-  for (std::size_t j = 0; j < L && q0 + j < x.total; ++j) store_out(x, q0 + j, acc[j]);
+  store_results(x, q0, acc);
 }
 
 // ---------------------------------------------------------------------------
@@ -490,9 +643,11 @@ void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o
   const std::size_t total = p.count * p.m * p.n;
   if (total == 0) return;
   Call x{row, fast::plan(row, {o.use_reference, o.simd_off}), p, {p.m, p.n, p.k, p.m * p.n}, total,
-         step_k(row), 0, nullptr, false, o.use_reference, {}};
+         step_k(row), 0, nullptr, false, o.use_reference, false, batch_code_decode(row), zero_bits(row.out, false),
+         nan_result(row), {}};
   x.kp_chunk = std::max<std::size_t>(1, kChunkPositions / x.step) * x.step;
   x.real = fast::operand_kind(row) == fast::Operand::real;
+  x.half = x.decode.width > 0;
   const bool inter = x.plan.simd && x.plan.simd_params.kind == fast::SimdKind::interleaved;
   for (std::size_t l = 0; l < x.kp_chunk; ++l)
     x.pos.push_back(static_cast<uint32_t>(inter ? l - l % x.step + pair_position(l % x.step, x.step / 2) : l));

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "formats/format.h"
+#include "kernels/product_pack.h"
 #include "models/model.h"
 
 namespace mmaemu::driver {
@@ -50,6 +51,10 @@ void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o
 /// step kernels), "exact" (the CDNA1 exact kernel), "scalar", "fp64" or
 /// "reference" (one element at a time).
 const char* batch_engine(const ModelRow& row, const BatchOptions& o = {});
+
+/// How the SIMD packer decodes the row's input codes (width 0: it does
+/// not; the scalar packer with decode_operand's fields runs instead).
+fast::CodeDecode batch_code_decode(const ModelRow& row);
 
 /// The batched engine's one parallel loop: body(i) for i in [0, tasks) on
 /// thread_count(threads) threads (at most `tasks`), each thread holding the

@@ -16,6 +16,8 @@
 #include "driver/batch.h"
 #include "driver/gemm.h"
 #include "hwy/targets.h"
+#include "driver/pack.h"
+#include "kernels/product_pack.h"
 #include "kernels/simd.h"
 #include "ref/reference.h"
 
@@ -132,4 +134,38 @@ TEST_CASE("batch: the engine each row runs on") {
   driver::BatchOptions ref;
   ref.use_reference = true;
   CHECK(std::string(driver::batch_engine(*h100.find(Fmt::fp16, Fmt::fp32), ref)) == "reference");
+}
+
+TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up to 16 bits, every SIMD target") {
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::vector<float> val(65536), sig(65536);
+  std::vector<int32_t> exp(65536);
+  std::vector<uint8_t> special(65536);
+  std::vector<uint16_t> codes(65536);
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const auto& [name, row] : all_rows()) {
+      const fast::CodeDecode d = driver::batch_code_decode(row);
+      if (!d.width) continue;
+      const std::size_t n = std::size_t{1} << d.width;
+      for (std::size_t c = 0; c < n; ++c) codes[c] = static_cast<uint16_t>(c);
+      fast::simd_code_decode(d, codes.data(), n, val.data(), sig.data(), exp.data(), special.data());
+      int bad = 0;
+      for (std::size_t c = 0; c < n && bad < 3; ++c) {
+        bool finite = true;
+        const driver::Decoded want = driver::decode_operand(row, c, finite);
+        const bool same = special[c] == !finite &&
+                          (!finite || (std::bit_cast<uint32_t>(val[c]) == std::bit_cast<uint32_t>(want.fval) &&
+                                       std::bit_cast<uint32_t>(sig[c]) == std::bit_cast<uint32_t>(want.fsig) &&
+                                       exp[c] == want.exp));
+        if (same) continue;
+        ++bad;
+        FAIL_CHECK(name << " (" << std::string(info(row.in).name) << ") target "
+                        << std::string(fast::simd_target_name()) << " code " << hex(c) << ": val " << val[c]
+                        << " sig " << sig[c] << " exp " << exp[c] << " special " << int(special[c]) << "; want "
+                        << want.fval << " " << want.fsig << " " << want.exp << " finite " << finite);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
