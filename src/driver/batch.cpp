@@ -114,6 +114,7 @@ fast::CodeDecode batch_code_decode(const ModelRow& row) {
     default: return d;
   }
   d.width = f.width, d.exp_bits = f.exp_bits, d.man_bits = f.man_bits, d.bias = f.bias;
+  d.fp16 = row.in == Fmt::fp16;
   d.bf16 = row.in == Fmt::bf16;
   d.real = fast::operand_kind(row) == fast::Operand::real;
   d.in_subnormals = row.in_subnormals;

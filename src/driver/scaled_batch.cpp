@@ -40,22 +40,20 @@ struct Call {
   ScaleTable st;
   uint8_t neutral;
 
-  std::size_t tile(std::size_t q) const { return q / mn; }
-  std::size_t a_row(std::size_t q) const { return q % mn / b.n; }
-  std::size_t b_col(std::size_t q) const { return q % b.n; }
-  // Element l of q's a and b; scale block t of each (padded past k).
-  uint8_t a(std::size_t q, std::size_t l) const {
-    return l < b.k ? b.A[tile(q) * b.m * b.k + a_row(q) * b.k + l] : 0;
+  // Where element q's operands start: a, sa along k (stride 1), b, sb
+  // along k with stride n.
+  struct Base {
+    std::size_t a, b, sa, sb;
+  };
+  Base base(std::size_t q) const {
+    const std::size_t t = q / mn, i = q % mn / b.n, c = q % b.n;
+    return {t * b.m * b.k + i * b.k, t * b.k * b.n + c, t * b.m * nb + i * nb, t * nb * b.n + c};
   }
-  uint8_t bb(std::size_t q, std::size_t l) const {
-    return l < b.k ? b.B[tile(q) * b.k * b.n + l * b.n + b_col(q)] : 0;
-  }
-  uint8_t sa(std::size_t q, std::size_t t) const {
-    return t < nb ? b.SA[tile(q) * b.m * nb + a_row(q) * nb + t] : neutral;
-  }
-  uint8_t sb(std::size_t q, std::size_t t) const {
-    return t < nb ? b.SB[tile(q) * nb * b.n + t * b.n + b_col(q)] : neutral;
-  }
+  // Element l of a and b, scale block t of each (padded past k).
+  uint8_t a(const Base& o, std::size_t l) const { return l < b.k ? b.A[o.a + l] : 0; }
+  uint8_t bb(const Base& o, std::size_t l) const { return l < b.k ? b.B[o.b + l * b.n] : 0; }
+  uint8_t sa(const Base& o, std::size_t t) const { return t < nb ? b.SA[o.sa + t] : neutral; }
+  uint8_t sb(const Base& o, std::size_t t) const { return t < nb ? b.SB[o.sb + t * b.n] : neutral; }
 };
 
 uint64_t load_c(const Call& x, std::size_t q) {
@@ -69,9 +67,10 @@ void store_d(const Call& x, std::size_t q, uint64_t d) {
 
 // Instruction s of element q on the reference, from c.
 uint32_t reference_step(const Call& x, std::size_t q, std::size_t s, uint32_t c) {
+  const Call::Base q0 = x.base(q);
   std::array<uint8_t, kMaxStepK> a{}, b{}, sa{}, sb{};
-  for (std::size_t l = 0; l < x.uk; ++l) a[l] = x.a(q, s * x.uk + l), b[l] = x.bb(q, s * x.uk + l);
-  for (std::size_t t = 0; t < x.bps; ++t) sa[t] = x.sa(q, s * x.bps + t), sb[t] = x.sb(q, s * x.bps + t);
+  for (std::size_t l = 0; l < x.uk; ++l) a[l] = x.a(q0, s * x.uk + l), b[l] = x.bb(q0, s * x.uk + l);
+  for (std::size_t t = 0; t < x.bps; ++t) sa[t] = x.sa(q0, s * x.bps + t), sb[t] = x.sb(q0, s * x.bps + t);
   return static_cast<uint32_t>(
       ref::scaled_instruction(x.u, x.b.out, {x.b.fa, x.b.fb, a.data(), b.data(), sa.data(), sb.data(), c}));
 }
@@ -80,8 +79,9 @@ uint32_t reference_step(const Call& x, std::size_t q, std::size_t s, uint32_t c)
 void reference_elements(const Call& x, std::size_t q0, std::size_t q1) {
   std::vector<uint8_t> a(x.b.k), b(x.b.k), sa(x.nb), sb(x.nb);
   for (std::size_t q = q0; q < q1; ++q) {
-    for (std::size_t l = 0; l < x.b.k; ++l) a[l] = x.a(q, l), b[l] = x.bb(q, l);
-    for (std::size_t t = 0; t < x.nb; ++t) sa[t] = x.sa(q, t), sb[t] = x.sb(q, t);
+    const Call::Base o = x.base(q);
+    for (std::size_t l = 0; l < x.b.k; ++l) a[l] = x.a(o, l), b[l] = x.bb(o, l);
+    for (std::size_t t = 0; t < x.nb; ++t) sa[t] = x.sa(o, t), sb[t] = x.sb(o, t);
     store_d(x, q, ref::scaled_chain(x.u, x.b.out, x.b.fa, x.b.fb, x.b.k, a.data(), sa.data(), b.data(), sb.data(),
                                     load_c(x, q)));
   }
@@ -115,7 +115,7 @@ const Identity& identity() {
   return id;
 }
 
-void pack_st(const Call& x, const std::size_t* q, std::size_t s0, std::size_t steps, Panels& p) {
+void pack_st(const Call& x, const Call::Base* q, std::size_t s0, std::size_t steps, Panels& p) {
   p.val.resize(steps * x.uk * L);
   p.exp.resize(steps * x.uk * L);
   p.sexp.resize(steps * L);
@@ -144,7 +144,7 @@ void pack_st(const Call& x, const std::size_t* q, std::size_t s0, std::size_t st
     }
 }
 
-void pack_gst(const Call& x, const std::size_t* q, std::size_t s0, std::size_t steps, Panels& p) {
+void pack_gst(const Call& x, const Call::Base* q, std::size_t s0, std::size_t steps, Panels& p) {
   constexpr std::size_t kGroup = 16;
   p.val.resize(steps * x.uk * L);
   p.nz.resize(steps * x.groups * L);
@@ -194,14 +194,15 @@ void run_kernel(const Call& x, const Panels& p, std::size_t s, std::size_t e, ui
 
 void simd_group(const Call& x, std::size_t q0, Panels& p) {
   std::size_t q[L];
-  for (std::size_t j = 0; j < L; ++j) q[j] = q0 + j < x.total ? q0 + j : q0;
+  Call::Base o[L];
+  for (std::size_t j = 0; j < L; ++j) q[j] = q0 + j < x.total ? q0 + j : q0, o[j] = x.base(q[j]);
   alignas(64) uint32_t acc[L], before[L];
   for (std::size_t j = 0; j < L; ++j) acc[j] = static_cast<uint32_t>(load_c(x, q[j]));
   const std::size_t steps = (x.b.k + x.uk - 1) / x.uk;
   for (std::size_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
     const std::size_t n = std::min(kChunkSteps, steps - s0);
-    if (x.plan.kernel == fast::ScaledKernel::st) pack_st(x, q, s0, n, p);
-    else pack_gst(x, q, s0, n, p);
+    if (x.plan.kernel == fast::ScaledKernel::st) pack_st(x, o, s0, n, p);
+    else pack_gst(x, o, s0, n, p);
     for (std::size_t s = 0; s < n;) {
       std::size_t e = s;
       while (e < n && !p.special[e]) ++e;

@@ -8,7 +8,8 @@
 //   e = 0, m > 0:  subnormal             sig +-m,    exp 1 - bias  (FTZ units: as zero)
 //   normal:        sig +-(2^man + m),    exp e - bias
 //   NaN/Inf:       e all ones (ieee), S.1111.111 (e4m3fn), 0x80 (fnuz): flagged
-//   val = sig * 2^(exp - man), exact (bf16: the code as the top half of a binary32)
+//   val = sig * 2^(exp - man), exact (fp16: vcvtph2ps; bf16: the code as the
+//   top half of a binary32)
 //
 // (real operands, the pairwise rows: val the value, flag = flushed
 // subnormal; fp8 read as fp16: the value's fp16 decomposition), then
@@ -46,9 +47,9 @@ struct Decoded {
 // 2^x (|x| < 127) as a float.
 HWY_INLINE VF Pow2(VI x) { return hn::BitCast(DF(), hn::ShiftLeft<23>(hn::Add(x, hn::Set(DI(), 127)))); }
 
-// One vector of codes (as int32) decoded.
+// One vector of codes (as int32; fp16 also as the codes at p) decoded.
 template <bool kReal>
-HWY_INLINE Decoded Decode(const CodeDecode& f, VI h) {
+HWY_INLINE Decoded Decode(const CodeDecode& f, VI h, const uint16_t* p) {
   const DI di;
   const DF df;
   const int man = f.man_bits, emax = (1 << f.exp_bits) - 1;
@@ -68,8 +69,15 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h) {
   const VI s = hn::IfThenElse(neg, hn::Neg(m), m);
   // The value, exact: bf16 as the top half of its binary32 (its subnormals
   // are binary32 subnormals), the others s * 2^(x - man) (normal floats).
-  const VF mag = hn::Mul(hn::ConvertTo(df, m), Pow2(hn::Sub(x, hn::Set(di, man))));
-  const VF value = f.bf16 ? hn::BitCast(df, hn::ShiftLeft<16>(h)) : hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(mag), mag);
+  VF value;
+  if (f.fp16) {
+    value = hn::PromoteTo(df, hn::LoadU(hn::Rebind<hwy::float16_t, DI>(), reinterpret_cast<const hwy::float16_t*>(p)));
+  } else if (f.bf16) {
+    value = hn::BitCast(df, hn::ShiftLeft<16>(h));
+  } else {
+    const VF mag = hn::Mul(hn::ConvertTo(df, m), Pow2(hn::Sub(x, hn::Set(di, man))));
+    value = hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(mag), mag);
+  }
   const auto subnormal = hn::AndNot(f0, e0);
   if constexpr (kReal) {
     d.val = value;
@@ -97,15 +105,16 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h) {
 
 template <bool kReal>
 HWY_INLINE Decoded Decode(const CodeDecode& f, const uint16_t* p) {
-  return Decode<kReal>(f, hn::PromoteTo(DI(), hn::LoadU(DU16(), p)));
+  return Decode<kReal>(f, hn::PromoteTo(DI(), hn::LoadU(DU16(), p)), p);
 }
 
 template <bool kReal>
-uint32_t Products(const CodeDecode& f, const uint16_t* ca, const uint16_t* cb, std::size_t kc, const uint32_t* pos,
+uint32_t Products(const CodeDecode& format, const uint16_t* ca, const uint16_t* cb, std::size_t kc, const uint32_t* pos,
                   float* HWY_RESTRICT val, float* HWY_RESTRICT sig, int32_t* HWY_RESTRICT exp) {
   const DI di;
   const DF df;
   const std::size_t N = hn::Lanes(di);
+  const CodeDecode f = format;  // a local copy: the stores below cannot change it
   uint32_t special_lanes = 0;
   for (std::size_t v = 0; v < kLanes; v += N) {
     auto special = hn::FirstN(di, 0);

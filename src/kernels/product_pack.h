@@ -20,6 +20,7 @@ struct CodeDecode {
   enum class Specials : uint8_t { ieee, e4m3fn, fnuz };  // formats/format.h's
   int width, exp_bits, man_bits, bias;
   Specials specials;
+  bool fp16;           // the value by the host's fp16 -> fp32 conversion
   bool bf16;           // the value is the code as the top half of a binary32
   bool real;           // Operand::real: value and flush flag (pairwise rows)
   bool in_subnormals;  // false: subnormal inputs read as zero (flagged, for real operands)
