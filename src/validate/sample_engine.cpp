@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "driver/batch.h"
 #include "driver/gemm.h"
 #include "formats/fast_convert.h"
 #include "kernels/fp_env.h"
@@ -45,35 +46,14 @@ Elements::Elements(const ModelRow& row, std::size_t count)
 
 void dot_samples(const ModelRow& row, std::size_t count, std::size_t k, const Operands& a, const Operands& b,
                  const uint64_t* c, uint64_t* d, int threads) {
-  const long n = static_cast<long>(count);
-  if (!has_step_kernel(row)) {
-#pragma omp parallel for num_threads(driver::thread_count(threads)) schedule(static, 256)
-    for (long i = 0; i < n; ++i) {
-      const std::size_t s = static_cast<std::size_t>(i) * k;
-      d[i] = ref::dot(row, k, &a.code[s], &b.code[s], c[i]);
-    }
-    return;
-  }
-  const fast::StepFn kernel = fast::plan(row).step;
-  const std::size_t step = step_k(row);
-#pragma omp parallel num_threads(driver::thread_count(threads))
-  {
-    fast::FpEnvGuard env;
-#pragma omp for schedule(static, 256)
-    for (long i = 0; i < n; ++i) {
-      // As ref::dot: wgmma with scale-d = 0 does not read C.
-      uint64_t acc = row.ignores_c ? zero_bits(row.out, false) : c[i];
-      for (std::size_t j = static_cast<std::size_t>(i) * k, end = j + k; j < end; j += step) {
-        const std::size_t len = std::min(step, end - j);
-        bool finite = true;
-        for (std::size_t l = j; l < j + len; ++l) finite = finite && a.finite[l] && b.finite[l];
-        acc = finite ? kernel(row, static_cast<int>(len), &a.sig[j], &a.exp[j], &b.sig[j], &b.exp[j],
-                              static_cast<uint32_t>(acc))
-                     : ref::step(row, len, &a.code[j], &b.code[j], acc);
-      }
-      d[i] = acc;
-    }
-  }
+  // The batched engine (driver/batch.h) on the codes: ref::dot's bits.
+  driver::BatchProblem p;
+  p.count = count, p.m = 1, p.n = 1, p.k = k;
+  p.A = a.code.data(), p.B = b.code.data(), p.C = c, p.D = d;
+  p.storage = driver::BatchStorage::codes;
+  driver::BatchOptions o;
+  o.threads = threads;
+  driver::run_batch(row, p, o);
 }
 
 uint64_t output_code(Fmt to, uint32_t x) {
