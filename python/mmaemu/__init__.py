@@ -30,7 +30,7 @@ from ._shim import ShimNotLoadedError, emulate, shim_setting  # noqa: F401
 
 __all__ = [
     "Error", "UnknownModelError", "UnsupportedError", "ShimNotLoadedError", "Model", "models", "formats",
-    "storage_dtype", "version", "matmul", "tile", "dot", "convert", "decode", "probe", "compare", "emulate",
+    "storage_dtype", "version", "matmul", "tile", "dot", "distinguish", "convert", "decode", "probe", "compare", "emulate",
     "shim_setting", "gemm_fp8_scaled", "quantize_fp8_blocks", "gemm_block_scaled", "quantize_mx",
     "quantize_nvfp4", "dequantize",
 ]
@@ -124,6 +124,21 @@ def dot(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, s
                                         unit=unit, output=output,
                                         narrow_subnormals_normalize=narrow_subnormals_normalize, threads=threads)
     return _mmaemu.dot_batch(model, a, b, c, input=input, output=output, threads=threads)
+
+
+def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0):
+    """Inputs on which the units of models a and b (names, aliases, MODEL@INSTR or
+    custom: variants) give different bits (`mmaemu distinguish`, docs/distinguish.md).
+
+    Random ensembles (distributions: a list of names, default all) until a sample
+    separates them, then a shortest such vector. Returns a dict: found, samples, k,
+    found_by, bound (when none is found: the upper bound on the probability that a
+    random sample separates them, eps = 1e-6), first and shortest ({"a", "b": fp32
+    patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
+    report (the CLI's text).
+    """
+    return _mmaemu.distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+                               distributions=distributions, threads=threads)
 
 
 def convert(x, to, rounding="rne", saturate=False, source=None):

@@ -79,3 +79,24 @@ def test_block_scaled_dots_and_tiles():
         mmaemu.dot("B200", ca, cb, a_format="e4m3", sa=sa[:, :1], sb=sb)
     with pytest.raises(mmaemu.UnsupportedError):
         mmaemu.dot("H100", ca, cb, a_format="e4m3", sa=sa, sb=sb)
+
+
+def test_distinguish():
+    r = mmaemu.distinguish("H100", "B200-RN", samples=20000)
+    assert r["found"] and r["bound"] is None
+    s = r["shortest"]
+    d = s["d"]
+    assert d["H100"] != d["B200-RN"]
+    # Re-evaluated with dot(): the fp32 patterns as values, converted to fp16.
+    a = mmaemu.convert(np.array(s["a"], np.uint32).view(np.float32), "fp16")
+    b = mmaemu.convert(np.array(s["b"], np.uint32).view(np.float32), "fp16")
+    c = np.array(s["c"], np.uint32).view(np.float32)
+    for model in ("H100", "B200-RN"):
+        got = mmaemu.dot(model, a, b, c, input="fp16")
+        assert int(np.asarray(got).view(np.uint32)) == d[model]
+    same = mmaemu.distinguish("MI300X", "gfx942", samples=5000)
+    assert not same["found"] and 0 < same["bound"] < 0.01 and "none found in 5000 samples" in same["report"]
+    with pytest.raises(ValueError, match="unknown distribution"):
+        mmaemu.distinguish("H100", "A100", distributions=["gauss"])
+    with pytest.raises(mmaemu.UnsupportedError):
+        mmaemu.distinguish("V100", "H100", input="bf16")
