@@ -350,8 +350,8 @@ int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err
       }
   for (const ToolboxSeries* s : series) {
     const Model model = lookup_model(s->model);
-    const ModelRow* row = model.find(in, Fmt::fp32);
-    if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, in, Fmt::fp32));
+    const ModelRow* row = model.find(s->unit(), Fmt::fp32);
+    if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, s->unit(), Fmt::fp32));
     for (const ToolboxSet& set :
          run_toolbox_series(*s, *row, words, nmax, seed, threads, o.flags.count("quiet") ? nullptr : &err,
                             o.flags.count("session-start") != 0)) {

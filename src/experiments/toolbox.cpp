@@ -57,6 +57,11 @@ const std::vector<ToolboxSeries>& toolbox_series() {
       {Fmt::bf16, "b200rn", {1, 2, 3}, 0}, {Fmt::e5m2, "l40s", {1, 4, 6}, 0},
       {Fmt::e5m2, "h100", {1, 4, 6}, 0}, {Fmt::e5m2, "b200", {1, 4, 6}, 0},
       {Fmt::e5m2, "b200rn", {1, 4, 6}, 3},
+      // experiments_CDNA.m (matmul_test_CDNA.m: the MI*MC models).
+      {Fmt::fp16, "mi100", {1, 2, 3}, 0}, {Fmt::fp16, "mi250", {1, 2, 3}, 0},
+      {Fmt::fp16, "mi300x", {1, 2, 3}, 0}, {Fmt::bf16, "mi100", {1, 2, 3}, 0},
+      {Fmt::bf16, "mi250", {1, 2, 3}, 0},  {Fmt::bf16, "mi300x", {1, 2, 3}, 0},
+      {Fmt::e5m2, "mi300x", {1, 4, 6}, 0, Fmt::e5m2fnuz},
   };
   return table;
 }

@@ -68,6 +68,11 @@ struct ToolboxSeries {
   const char* model;  // the toolbox's name (file names; lookup_model knows it)
   std::vector<int> words;
   int grids_before;
+  // The unit's input format where it is not `in`: the toolbox's MI300 model
+  // takes 'fp8-e5m2' words (OCP) and rounds them, RNE and saturating, to
+  // its FNUZ format (GEMM.m's fp8_fnuz case: precision 3, emin -15, emax 15).
+  Fmt unit_in = Fmt::fp64;  // fp64: the same as `in`
+  Fmt unit() const { return unit_in == Fmt::fp64 ? in : unit_in; }
 };
 const std::vector<ToolboxSeries>& toolbox_series();
 /// CPFloat's name of an input format (binary16, bfloat16, fp8-e5m2).
