@@ -464,10 +464,12 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
       out << kExperimentUsage;
       return 0;
     }
-    return usage_error(err, "experiment", "which experiment? (valid: multiword)", kExperimentUsage);
+    return usage_error(err, "experiment", "which experiment? (valid: multiword, smd)", kExperimentUsage);
   }
+  if (args[0] == "smd") return cmd_smd(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   if (args[0] != "multiword")
-    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword)", kExperimentUsage);
+    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, smd)",
+                       kExperimentUsage);
   try {
     return cmd_multiword(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   } catch (const UsageError& e) {

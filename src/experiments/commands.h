@@ -15,6 +15,8 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
 /// mmaemu experiment NAME [options]
 int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// mmaemu experiment smd [options]  (args: after "smd"; docs/smd.md)
+int cmd_smd(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// mmaemu distinguish A B [options]  (docs/distinguish.md)
 int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// mmaemu dot MODEL... --a LIST --b LIST [--c X]
@@ -24,6 +26,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 extern const char* const kCompareUsage;
 extern const char* const kExperimentUsage;
 extern const char* const kDistinguishUsage;
+extern const char* const kSmdUsage;
 extern const char* const kDotUsage;
 
 }  // namespace mmaemu::experiments
