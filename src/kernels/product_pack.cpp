@@ -103,8 +103,29 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h, const uint16_t* p) {
   return d;
 }
 
+// fp16 read as it is, integer operands with subnormals: the same fields
+// from the value (vcvtph2ps, exact): x = max(floor(log2 |v|), -14) from its
+// binary32 exponent, sig = v * 2^(10 - x) (an integer, exact), a zero
+// (v + 0 turns -0 into +0, as ldexp(0, .)) at exponent kZeroExp.
+HWY_INLINE Decoded DecodeHalf(const uint16_t* p) {
+  const DI di;
+  const DF df;
+  const VI h = hn::PromoteTo(di, hn::LoadU(DU16(), p));
+  Decoded d;
+  d.special = hn::Eq(hn::And(h, hn::Set(di, 0x7C00)), hn::Set(di, 0x7C00));
+  d.val = hn::Add(hn::PromoteTo(df, hn::LoadU(hn::Rebind<hwy::float16_t, DI>(), reinterpret_cast<const hwy::float16_t*>(p))),
+                  hn::Zero(df));
+  const VI x = hn::Max(hn::Sub(hn::ShiftRight<23>(hn::And(hn::BitCast(di, d.val), hn::Set(di, 0x7FFFFFFF))),
+                               hn::Set(di, 127)),
+                       hn::Set(di, -14));
+  d.sig = hn::Mul(d.val, Pow2(hn::Sub(hn::Set(di, 10), x)));
+  d.exp = hn::IfThenElse(hn::RebindMask(di, hn::Eq(d.val, hn::Zero(df))), hn::Set(di, kZeroExp), x);
+  return d;
+}
+
 template <bool kReal>
 HWY_INLINE Decoded Decode(const CodeDecode& f, const uint16_t* p) {
+  if (!kReal && f.fp16 && f.in_subnormals && !f.as_fp16) return DecodeHalf(p);
   return Decode<kReal>(f, hn::PromoteTo(DI(), hn::LoadU(DU16(), p)), p);
 }
 
