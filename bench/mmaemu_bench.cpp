@@ -5,10 +5,12 @@
 //   mmaemu-bench [--model M] [--input F] [--output F] [--n N[,N...]]
 //                [--shape M,N,K]... [--threads T[,T...]] [--csv FILE]
 //                [--repeat R] [--schedule S] [--validate DIR[,DIR...]] [--busy P]
+//   mmaemu-bench --batch [--model M] [--threads T[,T...]] [--repeat R]
 // --output: the unit's output format (fp16: the fp16 -> fp16 rows; A, B
 // and C stay fp32 in memory). --n: square products; --shape: any product
 // (repeatable), OpenBLAS timed on the same shape; either replaces the
 // default list (squares n = 64 ... 4096, m = 16 skinny, 10 x 10^6 x 10).
+// --batch: the batched instructions (mmaemu_dot_batch), dot/s per core.
 // --validate: `mmaemu validate` throughput on data sets (text or .npy,
 // mmaemu validate --convert), samples/s per thread count.
 // --schedule runs every row under one schedule (promote:128, splitk:4, ...;
@@ -42,6 +44,7 @@
 #include "driver/fast_dot.h"
 #include "models/model.h"
 #include "ref/reference.h"
+#include "batch_rows.h"
 #include "validate/dataset.h"
 #include "validate/sample_engine.h"
 #include "validate/validate.h"
@@ -266,6 +269,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<int> threads = {1, 2};
   std::vector<std::string> validate_roots;
+  bool batch = false;
   int repeat = 0, busy = 0;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
@@ -283,16 +287,18 @@ int main(int argc, char** argv) {
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
     else if (arg("--schedule")) schedule = argv[++i];
     else if (arg("--busy")) busy = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--batch") == 0) batch = true;
     else if (arg("--validate")) {
       std::stringstream ss(argv[++i]);
       for (std::string dir; std::getline(ss, dir, ',');) validate_roots.push_back(dir);
     } else {
       std::fprintf(stderr,
                    "usage: mmaemu-bench [--model M] [--input F] [--output F] [--n N,...] [--shape M,N,K]... "
-                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--busy P]\n");
+                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--busy P] | --batch\n");
       return 2;
     }
   }
+  if (batch) return batch_throughput(threads, repeat > 0 ? repeat : 5, only_model);
   const bool sizes_given = !shapes.empty();
   if (!sizes_given) shapes = kDefaultShapes;
   mmaemu_format out_fmt = MMAEMU_FP32;

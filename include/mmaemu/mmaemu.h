@@ -140,6 +140,34 @@ MMAEMU_API int mmaemu_tile_shape(const mmaemu_model* model, mmaemu_format input,
 MMAEMU_API int mmaemu_tile(const mmaemu_model* model, mmaemu_format input, mmaemu_format output,
                            const void* A, const void* B, const void* C, void* D);
 
+/**
+ * @brief Batched instructions: `count` independent tiles of the unit for
+ *        (input, output), each exactly what mmaemu_tile() gives for it.
+ *
+ * Tile t reads A + t*m*k, B + t*k*n, C + t*m*n and writes D + t*m*n
+ * (elements; shapes from mmaemu_tile_shape(), layouts as mmaemu_tile()).
+ * C and D may be the same array. `threads`: 0 = MMA_NUM_THREADS, then
+ * OMP_NUM_THREADS, then all cores; the bits never depend on it. The tiles
+ * run on the SIMD step kernels (docs/batch.md).
+ */
+MMAEMU_API int mmaemu_tile_batch(const mmaemu_model* model, mmaemu_format input, mmaemu_format output, size_t count,
+                                 const void* A, const void* B, const void* C, void* D, int threads);
+
+/**
+ * @brief `count` independent dot products, each one output element of the
+ *        unit for (input, output): D[i] = C[i] + sum_l A[i*k + l]*B[i*k + l]
+ *        as the unit computes it.
+ *
+ * A and B are count x k, row-major, holding `input` in its storage type; C
+ * and D hold `count` values of `output` (C and D may be the same array). k
+ * = the instruction's k is one element of one mmaemu_tile() (row i of its A,
+ * column i of its B); a shorter k is that with the rest zero; a longer k
+ * chains instructions along k as a GEMM does (docs/batch.md). k >= 1.
+ * threads as mmaemu_tile_batch().
+ */
+MMAEMU_API int mmaemu_dot_batch(const mmaemu_model* model, mmaemu_format input, mmaemu_format output, size_t count,
+                                int k, const void* A, const void* B, const void* C, void* D, int threads);
+
 /** Options of the general GEMM. Initialise with mmaemu_gemm_options_init(). */
 typedef struct mmaemu_gemm_options {
   mmaemu_format a_storage, b_storage; /**< element types of A and B in memory */
@@ -327,6 +355,35 @@ MMAEMU_API int mmaemu_tile_block_scaled_shape(const mmaemu_model* model, const m
 MMAEMU_API int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
                                         mmaemu_format output, const uint8_t* A, const uint8_t* SA,
                                         const uint8_t* B, const uint8_t* SB, const void* C, void* D);
+
+/**
+ * @brief `count` independent instructions of the unit `desc` selects, each
+ *        exactly what mmaemu_tile_block_scaled() gives for it: tile t reads
+ *        A + t*m*KA (KA = k, or k/2 bytes when fp4_packed), SA + t*m*k/block,
+ *        B + t*KB*n (KB likewise), SB + t*(k/block)*n, C + t*m*n and writes
+ *        D + t*m*n (layouts and `output` as mmaemu_tile_block_scaled()).
+ *        threads as mmaemu_tile_batch().
+ */
+MMAEMU_API int mmaemu_tile_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                              mmaemu_format output, size_t count, const uint8_t* A,
+                                              const uint8_t* SA, const uint8_t* B, const uint8_t* SB, const void* C,
+                                              void* D, int threads);
+
+/**
+ * @brief `count` independent dot products of k elements on the unit `desc`
+ *        selects: D[i] = C[i] + the scaled dot product of A's row i and B's
+ *        row i (count x k element codes each, k/2 bytes per row when
+ *        fp4_packed), scales SA, SB count x k/block (block = block_size;
+ *        none when 0). k a multiple of the block; instructions chain along
+ *        k, the last padded with zero elements and neutral scales, as
+ *        mmaemu_gemm_block_scaled() does. C and D: count values of `output`
+ *        (MMAEMU_FP32, or MMAEMU_FP16 on the unscaled unit). threads as
+ *        mmaemu_tile_batch().
+ */
+MMAEMU_API int mmaemu_dot_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                             mmaemu_format output, size_t count, int k, const uint8_t* A,
+                                             const uint8_t* SA, const uint8_t* B, const uint8_t* SB, const void* C,
+                                             void* D, int threads);
 
 /**
  * @brief OCP MX quantisation of n values in blocks of block_size consecutive

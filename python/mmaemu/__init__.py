@@ -32,7 +32,7 @@ from ._shim import ShimNotLoadedError, emulate, shim_setting  # noqa: F401
 
 __all__ = [
     "Error", "UnknownModelError", "UnsupportedError", "ShimNotLoadedError", "Model", "models", "formats",
-    "storage_dtype", "version", "matmul", "tile", "convert", "decode", "probe", "compare", "emulate",
+    "storage_dtype", "version", "matmul", "tile", "dot", "distinguish", "convert", "decode", "probe", "compare", "emulate",
     "shim_setting", "gemm_fp8_scaled", "quantize_fp8_blocks", "gemm_block_scaled", "quantize_mx",
     "quantize_nvfp4", "dequantize", "is_block_scaled_policy", "BLOCK_SCALED_POLICIES", "__version__",
 ]
@@ -109,15 +109,74 @@ def is_block_scaled_policy(policy):
     return policy.split(":")[0].lower() in ("mxfp8", "mxfp6", "mxfp4", "nvfp4")
 
 
-def tile(model, a, b, c=None, *, input=None, output="fp32"):
-    """One instruction, D = A*B + C, of `model`'s unit for (input, output) (mmaemu_tile).
+def tile(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, sb=None, a_format=None,
+         b_format=None, scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False):
+    """One instruction, D = A*B + C, of `model`'s unit for (input, output) (mmaemu_tile),
+    or a stack of them (mmaemu_tile_batch, docs/batch.md).
 
     a, b, c hold values in the storage of their formats (see storage_dtype)
-    and have the instruction's shape, Model(model).tile_shape(input, output);
-    c None is +0. input None: fp64/fp32/fp16 from a's float dtype. Returns D
-    in the output format's storage.
+    and have the instruction's shape, Model(model).tile_shape(input, output):
+    a m x k, b k x n, c m x n; or stacks of N tiles, a (N, m, k), b (N, k, n),
+    c (N, m, n), each tile exactly what a single call gives. c None is +0.
+    input None: fp64/fp32/fp16 from a's float dtype. Returns D in the output
+    format's storage. threads: 0 = MMA_NUM_THREADS, OMP_NUM_THREADS, all cores.
+
+    Block-scaled units (B200, B200-RN, RTXPRO6000; docs/block-scaled.md):
+    give the element format as a_format (b_format, default a_format) with
+    the scale codes sa (m x k/block_size), sb (k/block_size x n), or stacks
+    of them, block_size 32, 16 or 0 (no scales), scale_format "ue8m0" or
+    "ue4m3", unit "auto", "t", "st" or "gst"; codes one per byte (uint8).
     """
+    if a_format is not None or block_size is not None or sa is not None:
+        if a_format is None:
+            raise ValueError("block-scaled tiles need a_format (the element format of a)")
+        return _mmaemu.tile_batch_scaled(model, a, sa, b, sb, c, a_format=a_format, b_format=b_format,
+                                         scale_format=scale_format, block_size=32 if block_size is None else block_size,
+                                         unit=unit, output=output,
+                                         narrow_subnormals_normalize=narrow_subnormals_normalize, threads=threads)
+    if getattr(a, "ndim", 2) == 3:
+        return _mmaemu.tile_batch(model, a, b, c, input=input, output=output, threads=threads)
     return _mmaemu.tile(model, a, b, c, input=input, output=output)
+
+
+def dot(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, sb=None, a_format=None, b_format=None,
+        scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False):
+    """N independent dot products, each one output element of `model`'s unit
+    for (input, output) (mmaemu_dot_batch, docs/batch.md).
+
+    a, b: (N, k) (or (k,) for one), in input's storage; c: (N,) accumulators
+    in output's storage (None: +0). d[i] = c[i] + sum_l a[i, l] * b[i, l] as
+    the unit computes it: k = the instruction's k is one element of one
+    tile; a shorter k is the same with zeros, a longer one chains
+    instructions along k as a GEMM does. Returns (N,) (or a 0-d array) in
+    output's storage; the bits equal N single instructions.
+
+    Block-scaled units: a_format (b_format), scales sa, sb of shape (N,
+    k/block_size), scale_format, block_size (32, 16, 0), unit as in tile().
+    """
+    if a_format is not None or block_size is not None or sa is not None:
+        if a_format is None:
+            raise ValueError("block-scaled dot products need a_format (the element format of a)")
+        return _mmaemu.dot_batch_scaled(model, a, sa, b, sb, c, a_format=a_format, b_format=b_format,
+                                        scale_format=scale_format, block_size=32 if block_size is None else block_size,
+                                        unit=unit, output=output,
+                                        narrow_subnormals_normalize=narrow_subnormals_normalize, threads=threads)
+    return _mmaemu.dot_batch(model, a, b, c, input=input, output=output, threads=threads)
+
+
+def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0):
+    """Inputs on which the units of models a and b (names, aliases, MODEL@INSTR or
+    custom: variants) give different bits (`mmaemu distinguish`, docs/distinguish.md).
+
+    Random ensembles (distributions: a list of names, default all) until a sample
+    separates them, then a shortest such vector. Returns a dict: found, samples, k,
+    found_by, bound (when none is found: the upper bound on the probability that a
+    random sample separates them, eps = 1e-6), first and shortest ({"a", "b": fp32
+    patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
+    report (the CLI's text).
+    """
+    return _mmaemu.distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+                               distributions=distributions, threads=threads)
 
 
 def convert(x, to, rounding="rne", saturate=False, source=None):

@@ -85,5 +85,6 @@ void bind_formats(py::module_& m);
 void bind_gemm(py::module_& m);
 void bind_analysis(py::module_& m);
 void bind_scaled(py::module_& m);
+void bind_batch(py::module_& m);
 
 }  // namespace mmaemu_py

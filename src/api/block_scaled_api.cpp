@@ -14,6 +14,7 @@
 #include "api/api_error.h"
 #include "api/model_of.h"
 #include "driver/gemm.h"
+#include "driver/scaled_batch.h"
 #include "driver/scaled_gemm.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
@@ -128,6 +129,46 @@ ref::ScaledAccumulate chain_mode(const mmaemu_block_scale_desc& d, float alpha, 
                                                                      : ref::ScaledAccumulate::gpu_blas;
 }
 
+// The element codes of one operand of a batch (`n` of them), one per byte:
+// checked against the format, unpacked from fp4 pairs where packed.
+const uint8_t* batch_codes(const char* name, const uint8_t* x, size_t n, Fmt f, bool packed,
+                           std::vector<uint8_t>& unpacked) {
+  if (packed) {
+    unpacked.resize(n);
+    unpack_fp4(x, n, unpacked.data());
+    return unpacked.data();
+  }
+  const int width = info(f).width;
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] >> width)
+      throw std::invalid_argument(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(x[i]) +
+                                  " is not a " + info(f).name + " code");
+  return x;
+}
+
+// count tiles of m x n x k (dots: m = n = 1) on the batched engine.
+int scaled_batch(const ScaledUnit& u, const mmaemu_block_scale_desc* desc, mmaemu_format output, size_t count,
+                 size_t m, size_t n, size_t k, const uint8_t* A, const uint8_t* SA, const uint8_t* B,
+                 const uint8_t* SB, const void* C, void* D, int threads) {
+  require(output == MMAEMU_FP32 || output == MMAEMU_FP16, "output must be FP32 or FP16");
+  const Fmt out = fmt_of(output);
+  if (!(u.outputs & fmt_bit(out))) throw Unsupported(std::string(u.instruction) + " has no fp16 output");
+  if (count == 0) return MMAEMU_OK;
+  require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
+  const bool packed = desc->fp4_packed != 0;
+  driver::ScaledBatch b;
+  b.unit = &u;
+  b.fa = fmt_of(desc->a_format), b.fb = fmt_of(desc->b_format), b.out = out;
+  b.count = count, b.m = m, b.n = n, b.k = k;
+  std::vector<uint8_t> ua, ub;
+  b.A = batch_codes("A", A, count * m * k, b.fa, packed, ua);
+  b.B = batch_codes("B", B, count * k * n, b.fb, packed, ub);
+  b.SA = u.block ? SA : nullptr, b.SB = u.block ? SB : nullptr;
+  b.C = C, b.D = D;
+  driver::run_scaled_batch(b, threads);
+  return MMAEMU_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -227,6 +268,28 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
       else static_cast<uint16_t*>(D)[i] = static_cast<uint16_t>(d[i]);
     }
     return MMAEMU_OK;
+  });
+}
+
+int mmaemu_tile_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                   mmaemu_format output, size_t count, const uint8_t* A, const uint8_t* SA,
+                                   const uint8_t* B, const uint8_t* SB, const void* C, void* D, int threads) {
+  return guarded_scaled([&] {
+    const ScaledUnit u = resolve(model, desc);
+    return scaled_batch(u, desc, output, count, u.m, u.n_min, u.k, A, SA, B, SB, C, D, threads);
+  });
+}
+
+int mmaemu_dot_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
+                                  mmaemu_format output, size_t count, int k, const uint8_t* A, const uint8_t* SA,
+                                  const uint8_t* B, const uint8_t* SB, const void* C, void* D, int threads) {
+  return guarded_scaled([&] {
+    const ScaledUnit u = resolve(model, desc);
+    require(k >= 1, "k must be at least 1");
+    require(!u.block || k % u.block == 0,
+            "k = " + std::to_string(k) + " is not a multiple of block_size " + std::to_string(u.block));
+    require(!desc->fp4_packed || k % 2 == 0, "fp4_packed needs an even k");
+    return scaled_batch(u, desc, output, count, 1, 1, static_cast<size_t>(k), A, SA, B, SB, C, D, threads);
   });
 }
 

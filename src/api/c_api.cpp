@@ -10,6 +10,7 @@
 
 #include "api/api_error.h"
 #include "api/model_of.h"
+#include "driver/batch.h"
 #include "driver/gemm.h"
 #include "driver/scaled_fp8.h"
 #include "driver/schedule.h"
@@ -186,6 +187,39 @@ int mmaemu_tile(const mmaemu_model* model, mmaemu_format input, mmaemu_format ou
     for (std::size_t i = 0; i < c.size(); ++i) c[i] = driver::load(row->out, C, i);
     ref::tile(*row, a.data(), b.data(), c.data(), d.data());
     for (std::size_t i = 0; i < d.size(); ++i) driver::store(row->out, D, i, d[i]);
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
+int mmaemu_tile_batch(const mmaemu_model* model, mmaemu_format input, mmaemu_format output, size_t count,
+                      const void* A, const void* B, const void* C, void* D, int threads) {
+  int status;
+  const ModelRow* row = unit_row(model, input, output, status);
+  if (!row) return status;
+  if (count == 0) return MMAEMU_OK;
+  if (!A || !B || !C || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
+  return guarded([&] {
+    driver::BatchProblem p;
+    p.count = count, p.m = row->m, p.n = row->n, p.k = row->k;
+    p.A = A, p.B = B, p.C = C, p.D = D;
+    driver::run_batch(*row, p, {threads});
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
+int mmaemu_dot_batch(const mmaemu_model* model, mmaemu_format input, mmaemu_format output, size_t count, int k,
+                     const void* A, const void* B, const void* C, void* D, int threads) {
+  int status;
+  const ModelRow* row = unit_row(model, input, output, status);
+  if (!row) return status;
+  if (k < 1) return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_dot_batch: k must be at least 1");
+  if (count == 0) return MMAEMU_OK;
+  if (!A || !B || !C || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
+  return guarded([&] {
+    driver::BatchProblem p;
+    p.count = count, p.m = 1, p.n = 1, p.k = static_cast<std::size_t>(k);
+    p.A = A, p.B = B, p.C = C, p.D = D;
+    driver::run_batch(*row, p, {threads});
     return static_cast<int>(MMAEMU_OK);
   });
 }

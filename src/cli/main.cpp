@@ -4,7 +4,9 @@
 //   mmaemu validate ROOT...      compare models with hardware data
 //   mmaemu probe --model M ...   detect a unit's features (black box)
 //   mmaemu compare [...]         one product on several models, errors
-//   mmaemu experiment NAME [...] the experiments (multiword, lu-ir)
+//   mmaemu experiment NAME [...] the experiments (multiword, smd, lu-ir)
+//   mmaemu distinguish A B [...] inputs that tell two units apart
+//   mmaemu dot MODEL... [...]    one test vector on many units
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -178,9 +180,16 @@ void usage(FILE* f) {
                "  experiment multiword [options]\n"
                "                      the papers' multi-word GEMM experiment (CSV, PNG);\n"
                "                      mmaemu experiment multiword --help\n"
+               "  experiment smd [options]\n"
+               "                      sequential matrix diagonalisation on the models (CSV, PNG)\n"
                "  experiment lu-ir [options]\n"
                "                      mixed-precision iterative refinement with the unit's LU\n"
-               "                      (CSV, PNG); mmaemu experiment lu-ir --help\n");
+               "                      (CSV, PNG); mmaemu experiment lu-ir --help\n"
+               "  distinguish A B [options]\n"
+               "                      inputs on which two units differ, shrunk to a shortest\n"
+               "                      one; mmaemu distinguish --help\n"
+               "  dot MODEL... --a LIST --b LIST [--c X] [--input F] [--output O]\n"
+               "                      one test vector on many units\n");
 }
 
 }  // namespace
@@ -197,6 +206,8 @@ int main(int argc, char** argv) {
   if (cmd == "probe") return cli::cmd_probe(args, std::cout, std::cerr);
   if (cmd == "compare") return experiments::cmd_compare(args, std::cout, std::cerr);
   if (cmd == "experiment") return experiments::cmd_experiment(args, std::cout, std::cerr);
+  if (cmd == "distinguish") return experiments::cmd_distinguish(args, std::cout, std::cerr);
+  if (cmd == "dot") return experiments::cmd_dot(args, std::cout, std::cerr);
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     usage(stdout);
     return 0;

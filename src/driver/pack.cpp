@@ -16,15 +16,6 @@
 namespace mmaemu::driver {
 namespace {
 
-// Where element j of an instruction of 2*half elements goes in the
-// interleaved HMMA path's packing: its two groups contiguous.
-//
-//   position j:  0 1 2 3 4 5 6 7 ...      j % 4 < 2: first group
-//   packed at:   0 1 h h+1 2 3 h+2 h+3    (h = half)
-inline std::size_t pair_position(std::size_t j, std::size_t half) {
-  return (j % 4 < 2 ? 0 : half) + (j / 4) * 2 + (j % 2);
-}
-
 // Strides of vector `index` and of k in op(X) (A: rows, B: columns).
 struct VecStrides {
   std::ptrdiff_t idx, k;
@@ -70,15 +61,6 @@ Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite) {
   return d;
 }
 
-namespace {
-
-// Unit formats of up to 16 bits decode through a table of every code, built
-// once per distinct decoding (the row facts pack_element() reads) by
-// decode_operand() itself, so its entries are those bits by construction.
-struct DecodeTable {
-  std::vector<Decoded> d;
-  std::vector<uint8_t> finite;
-};
 // in, kind, inputs_as_fp16, in_subnormals, flush_sign, neg_zero
 using DecodeKey = std::tuple<Fmt, fast::Operand, bool, bool, FlushSign, NegZero>;
 
@@ -108,6 +90,8 @@ const DecodeTable* decode_table(const ModelRow& row) {
   last = t.get();
   return last;
 }
+
+namespace {
 
 // fp32 and tf32 units (fp32 layout): normal values decoded here, the rest
 // by decode_operand(). Integer operands: sig = +-1.f as an integer, value

@@ -177,6 +177,25 @@ struct Decoded {
 // pack_vector() gives exactly these fields by faster means.
 Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite);
 
+// Unit formats of up to 16 bits decode through a table of every code, built
+// once per distinct decoding (the row facts pack_element() reads) by
+// decode_operand() itself, so its entries are those bits by construction.
+struct DecodeTable {
+  std::vector<Decoded> d;
+  std::vector<uint8_t> finite;
+};
+// The row's table (kept for the life of the process); null for wider formats.
+const DecodeTable* decode_table(const ModelRow& row);
+
+// Where element j of an instruction of 2*half elements goes in the
+// interleaved HMMA path's packing: its two groups contiguous.
+//
+//   position j:  0 1 2 3 4 5 6 7 ...      j % 4 < 2: first group
+//   packed at:   0 1 h h+1 2 3 h+2 h+3    (h = half)
+inline std::size_t pair_position(std::size_t j, std::size_t half) {
+  return (j % 4 < 2 ? 0 : half) + (j / 4) * 2 + (j % 2);
+}
+
 // The storage -> unit-format conversion of one element while packing:
 // convert(storage, in, bits, r, ov), the usual sgemm cases without the
 // generic decode: fp32 -> fp16/bf16/tf32 by bit arithmetic, fp32 -> fp8 by

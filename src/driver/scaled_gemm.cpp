@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "driver/gemm.h"
+#include "driver/scaled_decode.h"
 #include "kernels/scaled_plan.h"
 
 namespace mmaemu::driver {
@@ -33,60 +34,6 @@ constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
 constexpr std::size_t kMaxStepK = 64;
 constexpr std::size_t kMinWorkPerThread = 4096;  // (row, panel, step) units, about 1 ms  // scaled_plan's largest k
-constexpr int32_t kZero = fast::kScaledZeroExp;
-
-// ---------------------------------------------------------------------------
-// Decoding, once per code (the same decode() and §1.3 split as the reference).
-
-struct ElementCode {
-  float val = 0;      // the value (GST: twice the value); 0 for a zero or special
-  int32_t e = kZero;  // alignment exponent; kZero for a zero or special
-  bool special = false;
-};
-using ElementTable = std::array<ElementCode, 256>;
-
-ElementTable element_table(Fmt f, NarrowSubnormals ns, bool doubled) {
-  const FormatInfo& fi = info(f);
-  ElementTable t{};
-  for (int code = 0; code < 256; ++code) {
-    const Unpacked u = decode(f, static_cast<uint64_t>(code));
-    ElementCode& c = t[code];
-    c.special = u.cls == Class::nan || u.cls == Class::inf;
-    if (c.special || u.cls == Class::zero) continue;
-    const float mag = std::ldexp(static_cast<float>(u.sig), u.exp + (doubled ? 1 : 0));
-    c.val = u.neg ? -mag : mag;
-    c.e = u.exp + fi.man_bits;
-    if (ns == NarrowSubnormals::normalize && !fi.has_nan() && u.sig < (uint64_t{1} << fi.man_bits))
-      c.e = u.exp + static_cast<int>(std::bit_width(u.sig)) - 1;
-  }
-  return t;
-}
-
-struct ScaleCode {
-  double val = 0;      // GST: the value (0 for a zero scale)
-  int32_t e = kZero;   // GST: alignment exponent (kZero for a zero scale)
-  int32_t st_exp = 0;  // ST: the exponent the reference adds (decode's exp)
-  bool nan = false;
-};
-using ScaleTable = std::array<ScaleCode, 256>;
-
-ScaleTable scale_table(Fmt f) {
-  ScaleTable t{};
-  for (int code = 0; code < 256; ++code) {
-    const Unpacked u = decode(f, static_cast<uint64_t>(code));
-    ScaleCode& c = t[code];
-    c.nan = u.cls == Class::nan;
-    if (c.nan) continue;
-    c.st_exp = u.exp;
-    if (u.cls == Class::zero) continue;
-    c.val = std::ldexp(static_cast<double>(u.sig), u.exp);
-    c.e = u.exp + info(f).man_bits;
-  }
-  return t;
-}
-
-// A scale code that leaves a padded block neutral (§4.3), as the reference.
-uint8_t neutral_scale(Fmt scale) { return scale == Fmt::ue8m0 ? 0x7F : 0x38; }
 
 // ---------------------------------------------------------------------------
 // The geometry of one call.
@@ -244,7 +191,7 @@ Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
     p.gst.scale_exp.assign(P * sh.kbp * L, neutral.e);
   } else {
     p.st.val.assign(P * sh.kp * L, 0.0f);
-    p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kZero));
+    p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kScaledZero));
     p.st.scale_exp.assign(P * sh.steps * L, 0);
   }
   parallel_for(threads, P, Assign::blocks, [&](std::size_t q) {

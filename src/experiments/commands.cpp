@@ -57,13 +57,15 @@ const char* const kExperimentUsage =
     "  (10^6 gives the papers' grid), --seed 1. --out DIR writes DIR/multiword.csv and\n"
     "  DIR/multiword.png (gnuplot). LIST of models as for compare (the default B200 row is\n"
     "  the one the toolbox's B200TC models; B200@mma.sync is the path of the hardware data).\n"
-    "  --toolbox: the toolbox's own run (experiments.m), reproducing its published data files:\n"
-    "  MATLAB's rng(1) stream in the script's draw order, truncated words, n up to --nmax\n"
+    "  --toolbox: the toolbox's own run (experiments.m, experiments_CDNA.m), reproducing its\n"
+    "  published data files: MATLAB's rng(1) stream in the script's draw order, truncated\n"
+    "  words, n up to --nmax\n"
     "  (default 10^6) of floor(logspace(1,6,20)); --input fp16, bf16 or e5m2; models and words\n"
     "  as the script runs them (default: all). Prints each file (\"==> FILE <==\" first);\n"
     "  --out DIR writes DIR/matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat.\n"
     "  --session-start: the model's run opened its MATLAB session, so its first point's words\n"
-    "  are rounded to nearest (CPFloat's default before the first GEMM call; one model).\n";
+    "  are rounded to nearest (CPFloat's default before the first GEMM call; one model).\n"
+    "usage: mmaemu experiment smd [options]   (mmaemu experiment smd --help; docs/smd.md)\n";
 
 namespace {
 
@@ -350,9 +352,9 @@ int cmd_multiword_toolbox(const Options& o, std::ostream& out, std::ostream& err
                          " with p = " + run + " words, not " + std::to_string(p));
       }
   for (const ToolboxSeries* s : series) {
-    const Model model = lookup_model(s->model);
-    const ModelRow* row = model.find(in, Fmt::fp32);
-    if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, in, Fmt::fp32));
+    const Model model = s->model_used();
+    const ModelRow* row = model.find(s->unit(), Fmt::fp32);
+    if (!row) throw UsageError("--toolbox: " + model.name + ": " + skip_reason(model, s->unit(), Fmt::fp32));
     for (const ToolboxSet& set :
          run_toolbox_series(*s, *row, words, nmax, seed, threads, o.flags.count("quiet") ? nullptr : &err,
                             o.flags.count("session-start") != 0)) {
@@ -465,7 +467,7 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
       out << kExperimentUsage << kLuIrUsage;
       return 0;
     }
-    return usage_error(err, "experiment", "which experiment? (valid: multiword, lu-ir)", kExperimentUsage);
+    return usage_error(err, "experiment", "which experiment? (valid: multiword, smd, lu-ir)", kExperimentUsage);
   }
   if (args[0] == "lu-ir") {
     try {
@@ -474,8 +476,9 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
       return usage_error(err, "experiment lu-ir", e.what(), kLuIrUsage);
     }
   }
+  if (args[0] == "smd") return cmd_smd(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   if (args[0] != "multiword")
-    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, lu-ir)",
+    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, smd, lu-ir)",
                        kExperimentUsage);
   try {
     return cmd_multiword(std::vector<std::string>(args.begin() + 1, args.end()), out, err);

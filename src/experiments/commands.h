@@ -15,8 +15,18 @@ int cmd_compare(const std::vector<std::string>& args, std::ostream& out, std::os
 /// mmaemu experiment NAME [options]
 int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-/// The usage lines of both commands.
+/// mmaemu experiment smd [options]  (args: after "smd"; docs/smd.md)
+int cmd_smd(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu distinguish A B [options]  (docs/distinguish.md)
+int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu dot MODEL... --a LIST --b LIST [--c X]
+int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// The usage lines of the commands.
 extern const char* const kCompareUsage;
 extern const char* const kExperimentUsage;
+extern const char* const kDistinguishUsage;
+extern const char* const kSmdUsage;
+extern const char* const kDotUsage;
 
 }  // namespace mmaemu::experiments

@@ -88,25 +88,39 @@ MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt 
   return w;
 }
 
+namespace {
+
+// x's values in format f (RNE, saturating), scaled by `scale`.
+FormatArray recode(const FormatArray& x, Fmt f, double scale, Overflow ov) {
+  std::vector<double> v(x.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = x.value(i);
+  return encode(v.data(), v.size(), f, Round::rne, ov, scale);
+}
+
+}  // namespace
+
 Matrix multiword_product(const ModelRow& row, const MultiwordInputs& w, int p, int threads) {
-  if (row.in != w.in) throw std::invalid_argument("multiword_product: the row's input format is not the words'");
   if (p < 1 || static_cast<std::size_t>(p) > w.Aw.size()) throw std::invalid_argument("multiword_product: bad p");
+  // Words of another format than the unit's (the toolbox's MI300 fp8:
+  // OCP words, FNUZ unit) are rounded to the unit's, RNE and saturating.
+  const bool same = row.in == w.in;
+  const Overflow ov = same ? Overflow::ieee : Overflow::saturate;
+  std::vector<FormatArray> Bu;
+  for (const FormatArray& b : w.Bw) Bu.push_back(same ? b : recode(b, row.in, 1.0, ov));
   const int t = precision(w.in);
   FormatArray C(row.out, w.m * w.q);  // all-zero bits: +0
-  std::vector<double> a(w.m * w.n);
   for (int j = 1; j <= p; ++j)
     for (int k = 1; k <= p; ++k) {
       if (j + k - 2 >= p) continue;
       const int s = j + k - 2;
       const FormatArray& Aj = w.Aw[static_cast<std::size_t>(j - 1)];
-      if (s == 0) {
-        model_gemm(row, true, w.m, w.q, w.n, Aj, w.Bw[static_cast<std::size_t>(k - 1)], C, threads);
+      const FormatArray& Bk = Bu[static_cast<std::size_t>(k - 1)];
+      if (s == 0 && same) {
+        model_gemm(row, true, w.m, w.q, w.n, Aj, Bk, C, threads);
         continue;
       }
       // The toolbox's GEMM(alpha, ...) rounds alpha*A_j to the input format.
-      for (std::size_t i = 0; i < a.size(); ++i) a[i] = Aj.value(i);
-      const FormatArray As = encode(a.data(), a.size(), w.in, Round::rne, Overflow::ieee, std::ldexp(1.0, -t * s));
-      model_gemm(row, true, w.m, w.q, w.n, As, w.Bw[static_cast<std::size_t>(k - 1)], C, threads);
+      model_gemm(row, true, w.m, w.q, w.n, recode(Aj, row.in, std::ldexp(1.0, -t * s), ov), Bk, C, threads);
     }
   Matrix P(w.m, w.q);
   for (std::size_t i = 0; i < P.v.size(); ++i) P.v[i] = C.value(i);

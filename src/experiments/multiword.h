@@ -66,8 +66,10 @@ struct MultiwordInputs {
 MultiwordInputs multiword_prepare(const Matrix& A, const Matrix& B, Fmt in, Fmt out, int pmax,
                                   Round split = Round::rne);
 
-/// Step 4 on the unit `row` (row.in = inputs.in) with p words: LA*BM as the
-/// binary64 values of the unit's results.
+/// Step 4 on the unit `row` with p words: LA*BM as the binary64 values of
+/// the unit's results. Words of a format other than row.in (the toolbox's
+/// MI300 fp8 run: OCP e5m2 words on the FNUZ unit) are rounded to row.in,
+/// RNE and saturating, as the toolbox's GEMM.m does.
 Matrix multiword_product(const ModelRow& row, const MultiwordInputs& inputs, int p, int threads = 0);
 
 /// Step 5: C = L^-1 P M^-1.

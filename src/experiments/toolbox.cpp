@@ -47,6 +47,11 @@ uint64_t toolbox_draws(std::size_t m, std::size_t n, std::size_t q) {
   return 2 * (static_cast<uint64_t>(m) * n + static_cast<uint64_t>(n) * q);
 }
 
+// The toolbox's MI300XMC as it made the published files: the late c
+// rounded down in a single stage (every point then reproduces; with two
+// stages, 3 of the 140 differ in the 5th digit).
+constexpr const char* kToolboxMi300 = "custom:base=MI300X,late_rd=single_stage";
+
 const std::vector<ToolboxSeries>& toolbox_series() {
   // experiments.m, in its order. Every model starts from rng(seed) except
   // b200rn on fp8-e5m2, which continues after b200's p = 1, 4, 6.
@@ -57,6 +62,14 @@ const std::vector<ToolboxSeries>& toolbox_series() {
       {Fmt::bf16, "b200rn", {1, 2, 3}, 0}, {Fmt::e5m2, "l40s", {1, 4, 6}, 0},
       {Fmt::e5m2, "h100", {1, 4, 6}, 0}, {Fmt::e5m2, "b200", {1, 4, 6}, 0},
       {Fmt::e5m2, "b200rn", {1, 4, 6}, 3},
+      // experiments_CDNA.m (matmul_test_CDNA.m: the MI*MC models).
+      {Fmt::fp16, "mi100", {1, 2, 3}, 0},
+      {Fmt::fp16, "mi250", {1, 2, 3}, 0},
+      {Fmt::fp16, "mi300x", {1, 2, 3}, 0, Fmt::fp64, kToolboxMi300},
+      {Fmt::bf16, "mi100", {1, 2, 3}, 0},
+      {Fmt::bf16, "mi250", {1, 2, 3}, 0},
+      {Fmt::bf16, "mi300x", {1, 2, 3}, 0, Fmt::fp64, kToolboxMi300},
+      {Fmt::e5m2, "mi300x", {1, 4, 6}, 0, Fmt::e5m2fnuz, kToolboxMi300},
   };
   return table;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The multi-word experiment exactly as the MATLAB toolbox ran it for the
-// papers' figures (Khattak and Mikaitis, NVIDIA paper §5 Figs. 6-8; the
-// toolbox's experiments/experiments.m and matmul_test.m), so that the
+// papers' figures (Khattak and Mikaitis, NVIDIA paper §5 Figs. 6-8, AMD paper
+// §8.1; the toolbox's experiments.m, matmul_test.m and their CDNA versions,
+// docs/tools.md), so that the
 // published data files (`matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat`)
 // come out digit for digit (`mmaemu experiment multiword --toolbox`).
 //
@@ -68,6 +69,17 @@ struct ToolboxSeries {
   const char* model;  // the toolbox's name (file names; lookup_model knows it)
   std::vector<int> words;
   int grids_before;
+  // The unit's input format where it is not `in`: the toolbox's MI300 model
+  // takes 'fp8-e5m2' words (OCP) and rounds them, RNE and saturating, to
+  // its FNUZ format (GEMM.m's fp8_fnuz case: precision 3, emin -15, emax 15).
+  Fmt unit_in = Fmt::fp64;  // fp64: the same as `in`
+  // The model that computes like the toolbox's, where ours differs: the
+  // toolbox's MI300 model (as it made the published files) rounds the late
+  // c down in one stage, where CDNA3 rounds in two (PA Algorithm 1, K15;
+  // docs/models.md §2.6). Null: the model named `model`.
+  const char* toolbox_model = nullptr;
+  Fmt unit() const { return unit_in == Fmt::fp64 ? in : unit_in; }
+  Model model_used() const { return lookup_model(toolbox_model ? toolbox_model : model); }
 };
 const std::vector<ToolboxSeries>& toolbox_series();
 /// CPFloat's name of an input format (binary16, bfloat16, fp8-e5m2).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "driver/batch.h"
 #include "driver/gemm.h"
 #include "formats/fast_convert.h"
 #include "kernels/scalar.h"
@@ -44,33 +45,14 @@ Elements::Elements(const ModelRow& row, std::size_t count)
 
 void dot_samples(const ModelRow& row, std::size_t count, std::size_t k, const Operands& a, const Operands& b,
                  const uint64_t* c, uint64_t* d, int threads) {
-  constexpr std::size_t kBlock = 256;  // samples per task
-  const std::size_t tasks = (count + kBlock - 1) / kBlock;
-  const int team = driver::thread_count(threads);
-  if (!has_step_kernel(row)) {
-    driver::parallel_for(team, tasks, driver::Assign::blocks, [&](std::size_t t) {
-      for (std::size_t i = t * kBlock; i < std::min(count, (t + 1) * kBlock); ++i)
-        d[i] = ref::dot(row, k, &a.code[i * k], &b.code[i * k], c[i]);
-    });
-    return;
-  }
-  const fast::StepFn kernel = fast::plan(row).step;
-  const std::size_t step = step_k(row);
-  driver::parallel_for(team, tasks, driver::Assign::blocks, [&](std::size_t t) {  // (the kernels' FP environment)
-    for (std::size_t i = t * kBlock; i < std::min(count, (t + 1) * kBlock); ++i) {
-      // As ref::dot: wgmma with scale-d = 0 does not read C.
-      uint64_t acc = row.ignores_c ? zero_bits(row.out, false) : c[i];
-      for (std::size_t j = i * k, end = j + k; j < end; j += step) {
-        const std::size_t len = std::min(step, end - j);
-        bool finite = true;
-        for (std::size_t l = j; l < j + len; ++l) finite = finite && a.finite[l] && b.finite[l];
-        acc = finite ? kernel(row, static_cast<int>(len), &a.sig[j], &a.exp[j], &b.sig[j], &b.exp[j],
-                              static_cast<uint32_t>(acc))
-                     : ref::step(row, len, &a.code[j], &b.code[j], acc);
-      }
-      d[i] = acc;
-    }
-  });
+  // The batched engine (driver/batch.h) on the codes: ref::dot's bits.
+  driver::BatchProblem p;
+  p.count = count, p.m = 1, p.n = 1, p.k = k;
+  p.A = a.code.data(), p.B = b.code.data(), p.C = c, p.D = d;
+  p.storage = driver::BatchStorage::codes;
+  driver::BatchOptions o;
+  o.threads = threads;
+  driver::run_batch(row, p, o);
 }
 
 uint64_t output_code(Fmt to, uint32_t x) {

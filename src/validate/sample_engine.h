@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The engine of `mmaemu validate`: one dot product per hardware sample, on
-// the fast step kernels (the kernel contract, docs/kernels.md: operands
-// decoded by fast::pack_element, a step kernel per block of k, the
-// reference for blocks with NaN or Inf), as driver::fast_dot computes it.
+// the batched engine (driver/batch.h: the SIMD step kernels on product
+// panels, the reference for blocks with NaN or Inf), ref::dot's bits.
 // The data files hold fp32 patterns: each distinct pattern of a set is
 // converted to the unit's input format, checked and decoded once (a memo),
 // so a campaign runs at the step kernels' speed. Tested against
@@ -73,8 +72,9 @@ struct Operands {
   }
 };
 
-/// d[i] = driver::fast_dot(row, k, a[i*k...], b[i*k...], c[i]) for i < count
-/// (the same bits), threads as the GEMM (driver::thread_count(threads)).
+/// d[i] = ref::dot(row, k, a[i*k...], b[i*k...], c[i]) for i < count (the
+/// bits of driver::fast_dot), on driver::run_batch with a's and b's codes;
+/// threads as the GEMM (driver::thread_count(threads)).
 void dot_samples(const ModelRow& row, std::size_t count, std::size_t k, const Operands& a, const Operands& b,
                  const uint64_t* c, uint64_t* d, int threads = 0);
 

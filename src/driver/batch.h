@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Batched instructions: a stack of independent tiles (or dot products, the
+// tiles of one output element) on the SIMD step kernels, each output
+// element exactly ref::dot of its row of A, its column of B and its c
+// (docs/batch.md). The kernels compute one row of A against 16 columns of
+// B; here each of the 16 lanes has its own a and b, so the engine hands the
+// kernel the exact products instead: B's lanes hold a_l*b_l as the kernel
+// would form it (value, significand and exponent), A's row is the
+// multiplicative identity (docs/batch.md, "product panels").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "formats/format.h"
+#include "kernels/product_pack.h"
+#include "models/model.h"
+
+namespace mmaemu::driver {
+
+/// How the codes of A, B, C and D are held in memory.
+enum class BatchStorage : uint8_t {
+  native,  // the storage types of the formats (mmaemu_tile's: uint8_t, uint16_t, float, double)
+  codes,   // uint64_t bit patterns, one per element (mmaemu validate's samples)
+};
+
+/// `count` tiles D_t = A_t * B_t + C_t of one row: A_t m x k, B_t k x n,
+/// C_t and D_t m x n, row-major and contiguous, tile t at t*m*k, t*k*n and
+/// t*m*n elements; A and B hold row.in, C and D row.out. C and D may be the
+/// same array. Dot products are tiles with m = n = 1.
+struct BatchProblem {
+  std::size_t count = 0, m = 1, n = 1, k = 0;
+  const void* A = nullptr;
+  const void* B = nullptr;
+  const void* C = nullptr;
+  void* D = nullptr;
+  BatchStorage storage = BatchStorage::native;
+};
+
+struct BatchOptions {
+  int threads = 0;             // as the GEMM: driver::thread_count(threads)
+  bool use_reference = false;  // every element on ref::dot (tests)
+  bool simd_off = false;       // the scalar step kernels only (tests)
+};
+
+/// Every output element of every tile: d = ref::dot(row, k, a, b, c) bit
+/// for bit (c is not read where row.ignores_c).
+void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o = {});
+
+/// The engine run_batch uses for a row: "simd" (product panels on the SIMD
+/// step kernels), "exact" (the CDNA1 exact kernel), "scalar", "fp64" or
+/// "reference" (one element at a time).
+const char* batch_engine(const ModelRow& row, const BatchOptions& o = {});
+
+/// How the SIMD packer decodes the row's input codes (width 0: it does
+/// not; the scalar packer with decode_operand's fields runs instead).
+fast::CodeDecode batch_code_decode(const ModelRow& row);
+
+/// The batched engine's one parallel loop: body(i) for i in [0, tasks) on
+/// thread_count(threads) threads (at most `tasks`), each thread holding the
+/// kernels' floating-point environment (kernels/fp_env.h).
+void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std::size_t i), void* ctx);
+
+}  // namespace mmaemu::driver

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The block-scaled engines' decoding of element and scale codes, once per
+// code (the same decode() and docs/block-scaled.md §1.3 split as the
+// reference): what the SIMD kernels of kernels/scaled_simd.h read. Shared
+// by the GEMM (scaled_gemm.cpp) and the batched instructions
+// (scaled_batch.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "formats/format.h"
+#include "kernels/scaled_simd.h"
+#include "models/scaled_units.h"
+
+namespace mmaemu::driver {
+
+inline constexpr int32_t kScaledZero = fast::kScaledZeroExp;
+
+struct ElementCode {
+  float val = 0;            // the value (GST: twice the value); 0 for a zero or special
+  int32_t e = kScaledZero;  // alignment exponent; kScaledZero for a zero or special
+  bool special = false;
+};
+using ElementTable = std::array<ElementCode, 256>;
+
+/// Every code of element format f; doubled: GST's twice the value.
+ElementTable element_table(Fmt f, NarrowSubnormals ns, bool doubled);
+
+struct ScaleCode {
+  double val = 0;            // GST: the value (0 for a zero scale)
+  int32_t e = kScaledZero;   // GST: alignment exponent (kScaledZero for a zero scale)
+  int32_t st_exp = 0;        // ST: the exponent the reference adds (decode's exp)
+  bool nan = false;
+};
+using ScaleTable = std::array<ScaleCode, 256>;
+
+/// Every code of scale format f.
+ScaleTable scale_table(Fmt f);
+
+/// A scale code that leaves a padded block neutral (docs/block-scaled.md
+/// §4.3), as the reference.
+inline uint8_t neutral_scale(Fmt scale) { return scale == Fmt::ue8m0 ? 0x7F : 0x38; }
+
+}  // namespace mmaemu::driver

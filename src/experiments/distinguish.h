@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Inputs that tell two matrix units apart (docs/distinguish.md): one
+// output element d = c + sum a_i b_i of two units (two models, or a model
+// and a custom: variant) evaluated on random ensembles of several
+// distributions until their bits differ, then a guided search that shrinks
+// the separating vector to a shortest one (fewest nonzero terms, then the
+// smallest exponent range, then the fewest significand bits). When nothing
+// separates them, the number of samples and the Bayesian upper bound on
+// the probability that a random sample would (AMD paper Sec. 5.4).
+// The NVIDIA paper's ISSM (Sec. 3.2) searches inputs the same way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/format.h"
+#include "models/model.h"
+
+namespace mmaemu::experiments {
+
+/// One test vector: k codes of the input format for a and b, c and the two
+/// results as codes of the output format.
+struct TestVector {
+  std::vector<uint64_t> a, b;
+  uint64_t c = 0;
+  uint64_t d_first = 0, d_second = 0;
+};
+
+struct DistinguishConfig {
+  Fmt in = Fmt::fp16, out = Fmt::fp32;
+  std::size_t k = 0;                  // 0: the first unit's instruction k
+  std::size_t max_samples = 1000000;  // random samples before giving up
+  uint64_t seed = 1;
+  int threads = 0;
+  std::vector<std::string> distributions;  // empty: all (distinguish_distributions())
+};
+
+struct DistributionCount {
+  std::string name;
+  std::size_t samples = 0, separating = 0;
+};
+
+struct DistinguishResult {
+  std::size_t k = 0;
+  std::size_t samples = 0;             // random samples evaluated
+  std::vector<DistributionCount> per_distribution;
+  bool found = false;
+  std::string found_by;                // the distribution of the first separating sample
+  TestVector first, shortest;          // the first separating sample, and the shrunk one
+  std::size_t shrink_evaluations = 0;  // candidates evaluated while shrinking
+  double bound = 0;                    // none found: upper bound on P(a random sample separates) at eps
+  double eps = 1e-6;
+};
+
+/// The distributions the ensembles draw from, in the order they take turns.
+const std::vector<std::string>& distinguish_distributions();
+
+/// The search for two rows of the same (in, out); throws std::invalid_argument
+/// for an unknown distribution.
+DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg);
+
+/// d = c + a.b on one row (driver::run_batch), k = a.size().
+uint64_t evaluate(const ModelRow& row, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b, uint64_t c);
+
+/// The number of nonzero terms (products a_i b_i != 0, and c != 0), the
+/// exponent range of those terms, and their significand bits: the order in
+/// which a shorter vector is preferred.
+struct VectorSize {
+  int terms = 0, exponent_range = 0, bits = 0;
+  bool operator<(const VectorSize& o) const;
+};
+VectorSize vector_size(Fmt in, Fmt out, const TestVector& v);
+
+/// The report `mmaemu distinguish` prints (distinguish_cmd.cpp).
+std::string distinguish_report(const Model& first, const Model& second, const DistinguishConfig& cfg,
+                               const DistinguishResult& r);
+
+/// A code's value as the fp32 pattern of the hardware harness's files
+/// (tools/hwcheck/README.md: inputs and fp16 results widened exactly;
+/// false where the format is wider than fp32).
+bool harness_pattern(Fmt f, uint64_t code, uint32_t& pattern);
+
+}  // namespace mmaemu::experiments

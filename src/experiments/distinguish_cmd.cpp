@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// mmaemu distinguish A B [...] and mmaemu dot MODEL... --a ... --b ... --c ...
+// (docs/distinguish.md).
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+#include <sstream>
+
+#include "experiments/commands.h"
+#include "experiments/common.h"
+#include "experiments/distinguish.h"
+#include "formats/fast_convert.h"
+
+namespace mmaemu::experiments {
+
+const char* const kDistinguishUsage =
+    "usage: mmaemu distinguish A B [--input FMT] [--output FMT] [--k K] [--samples N] [--seed S]\n"
+    "                          [--dist LIST] [--threads T]\n"
+    "  Inputs (a, b, c) of one output element d = c + sum a_i b_i on which the units of A and B\n"
+    "  (models, aliases, MODEL@INSTR or custom: variants) give different bits: random ensembles\n"
+    "  (LIST, default all: sparse, em-normal, em-cmatch, cancel, normal, subnormal, bits,\n"
+    "  specials) until a sample separates them, then a search for a shortest one (fewest\n"
+    "  nonzero terms, smallest exponent range). Prints it in the hardware harness's input\n"
+    "  format (a, b: fp32 patterns in hex; c and d: 32-bit binary) with both results, and the\n"
+    "  `mmaemu dot` line that re-evaluates it; when none is found, the number of samples and\n"
+    "  the upper bound on the probability that a random sample separates them (eps = 1e-6,\n"
+    "  AMD paper Sec. 5.4). Defaults: --input fp16, --output fp32, k = A's instruction k,\n"
+    "  --samples 1000000, --seed 1. Exit status 0 (found or not), 2 on bad options.\n";
+
+const char* const kDotUsage =
+    "usage: mmaemu dot MODEL... [--input FMT] [--output FMT] --a LIST --b LIST [--c X] [--k K]\n"
+    "  d = c + sum a_i b_i, one output element of each model's (input -> output) unit.\n"
+    "  LIST: comma- or space-separated values; a token of exactly 8 hex digits is an fp32 bit\n"
+    "  pattern (the hardware harness's a_/b_ files), anything else a number (1.5, -0x1p-24,\n"
+    "  6.1e-5); each must be exact in the input format. c: a value or an fp32 pattern (or 32\n"
+    "  binary digits, the harness's c_ file), exact in the output format; default 0. The\n"
+    "  vectors are zero-padded to K (default: each unit's instruction k, or the list's length\n"
+    "  if longer; a longer k chains instructions as a GEMM does). Defaults: --input fp16,\n"
+    "  --output fp32.\n";
+
+namespace {
+
+std::string hex8(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%08x", v);
+  return b;
+}
+std::string bin32(uint32_t v) {
+  std::string s(32, '0');
+  for (int i = 0; i < 32; ++i) s[31 - i] = static_cast<char>('0' + ((v >> i) & 1));
+  return s;
+}
+std::string hex_code(Fmt f, uint64_t code) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%0*llx", info(f).width / 4, static_cast<unsigned long long>(code));
+  return b;
+}
+std::string number(Fmt f, uint64_t code) {
+  const double v = std::bit_cast<double>(convert(f, Fmt::fp64, code, Round::rne));
+  char b[40];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+
+// The harness's token of a code: the fp32 pattern in hex (inputs) or
+// binary (c, d); the code itself for formats wider than fp32.
+std::string token(Fmt f, uint64_t code, bool binary) {
+  uint32_t p;
+  if (!harness_pattern(f, code, p)) return hex_code(f, code);
+  return binary ? bin32(p) : hex8(p);
+}
+
+const ModelRow& row_of(const Model& m, Fmt in, Fmt out) {
+  const ModelRow* r = m.find(in, out);
+  if (!r) throw UsageError(m.name + ": " + skip_reason(m, in, out));
+  return *r;
+}
+
+void print_vector(std::ostream& out, Fmt in, Fmt fout, const std::string& na, const std::string& nb,
+                  const TestVector& v) {
+  std::string a, b;
+  for (uint64_t x : v.a) a += token(in, x, false) + " ";
+  for (uint64_t x : v.b) b += token(in, x, false) + " ";
+  out << "    a: " << a << "\n    b: " << b << "\n    c: " << token(fout, v.c, true) << "   ("
+      << number(fout, v.c) << ")\n";
+  const std::size_t w = std::max(na.size(), nb.size());
+  out << "    d " << na << std::string(w - na.size(), ' ') << ": " << token(fout, v.d_first, true) << "   ("
+      << hex_code(fout, v.d_first) << " = " << number(fout, v.d_first) << ")\n";
+  out << "    d " << nb << std::string(w - nb.size(), ' ') << ": " << token(fout, v.d_second, true) << "   ("
+      << hex_code(fout, v.d_second) << " = " << number(fout, v.d_second) << ")\n";
+}
+
+std::string dot_line(const Model& ma, const Model& mb, Fmt in, Fmt out, const TestVector& v) {
+  std::string a, b;
+  for (std::size_t i = 0; i < v.a.size(); ++i) {
+    if (i) a += ',', b += ',';
+    a += token(in, v.a[i], false);
+    b += token(in, v.b[i], false);
+  }
+  return "mmaemu dot '" + ma.name + "' '" + mb.name + "' --input " + info(in).name + " --output " + info(out).name +
+         " --a " + a + " --b " + b + " --c " + token(out, v.c, false);
+}
+
+}  // namespace
+
+std::string distinguish_report(const Model& ma, const Model& mb, const DistinguishConfig& cfg,
+                               const DistinguishResult& r) {
+  std::ostringstream out;
+  out << "distinguish: " << ma.name << " vs " << mb.name << ", " << info(cfg.in).name << " -> " << info(cfg.out).name
+      << " (k = " << r.k << "), seed " << cfg.seed << "\n";
+  for (const DistributionCount& d : r.per_distribution)
+    if (d.samples) out << "  " << d.name << ": " << d.samples << " samples, " << d.separating << " separating\n";
+  if (!r.found) {
+    char b[160];
+    std::snprintf(b, sizeof b,
+                  "  none found in %zu samples: P(a random sample separates them) <= %.3g (eps = %.0e, AMD paper "
+                  "Sec. 5.4)\n",
+                  r.samples, r.bound, r.eps);
+    out << b;
+    return out.str();
+  }
+  const VectorSize s0 = vector_size(cfg.in, cfg.out, r.first), s = vector_size(cfg.in, cfg.out, r.shortest);
+  out << "  found after " << r.samples << " samples (" << r.found_by << "): " << s0.terms << " terms, exponent range "
+      << s0.exponent_range << "\n";
+  print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.first);
+  out << "  shortest (" << r.shrink_evaluations << " candidates tried): " << s.terms << " terms, exponent range "
+      << s.exponent_range << "\n";
+  print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.shortest);
+  out << "  again: " << dot_line(ma, mb, cfg.in, cfg.out, r.shortest) << "\n";
+  return out.str();
+}
+
+int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    std::vector<std::string> names, rest;
+    for (const std::string& a : args) (a.rfind("--", 0) == 0 || !rest.empty() ? rest : names).push_back(a);
+    const Options o = parse_options(rest, {"input", "output", "k", "samples", "seed", "dist", "threads"}, {"help"});
+    if (o.flags.count("help")) {
+      out << kDistinguishUsage;
+      return 0;
+    }
+    if (names.size() != 2) throw UsageError("distinguish takes two models, got " + std::to_string(names.size()));
+    const Model ma = parse_models(names[0]).at(0), mb = parse_models(names[1]).at(0);
+    DistinguishConfig cfg;
+    cfg.in = parse_format("--input", o.get("input", "fp16"));
+    cfg.out = parse_format("--output", o.get("output", cfg.in == Fmt::fp64 ? "fp64" : "fp32"));
+    const ModelRow& ra = row_of(ma, cfg.in, cfg.out);
+    const ModelRow& rb = row_of(mb, cfg.in, cfg.out);
+    if (o.has("k")) cfg.k = static_cast<std::size_t>(parse_int("--k", o.get("k", ""), 1, 65536));
+    cfg.max_samples = static_cast<std::size_t>(parse_int("--samples", o.get("samples", "1000000"), 1, 1000000000000));
+    cfg.seed = static_cast<uint64_t>(parse_int("--seed", o.get("seed", "1"), 0, 1LL << 62));
+    cfg.threads = static_cast<int>(parse_int("--threads", o.get("threads", "0"), 0, 4096));
+    if (o.has("dist")) {
+      std::stringstream ss(o.get("dist", ""));
+      for (std::string d; std::getline(ss, d, ',');) cfg.distributions.push_back(d);
+    }
+    DistinguishResult r;
+    try {
+      r = distinguish(ra, rb, cfg);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--dist: ") + e.what());
+    }
+    out << distinguish_report(ma, mb, cfg, r);
+    return 0;
+  } catch (const UsageError& e) {
+    err << "mmaemu distinguish: " << e.what() << "\n" << kDistinguishUsage;
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "mmaemu distinguish: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+namespace {
+
+bool is_hex8(const std::string& t) {
+  if (t.size() != 8) return false;
+  for (char ch : t)
+    if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
+  return true;
+}
+
+// A token as a code of f: an fp32 pattern (8 hex digits; 32 binary digits),
+// or a number; exact in f or an error naming the token.
+uint64_t parse_token(const std::string& option, const std::string& t, Fmt f) {
+  double v;
+  if (is_hex8(t) || (t.size() == 32 && t.find_first_not_of("01") == std::string::npos)) {
+    const uint32_t p = static_cast<uint32_t>(std::strtoul(t.c_str(), nullptr, t.size() == 8 ? 16 : 2));
+    v = static_cast<double>(std::bit_cast<float>(p));
+  } else {
+    char* end = nullptr;
+    errno = 0;
+    v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() || *end || errno == ERANGE)
+      throw UsageError(option + ": '" + t + "' is neither a number nor an fp32 pattern (8 hex digits)");
+  }
+  const uint64_t code = convert_input(Fmt::fp64, f, std::bit_cast<uint64_t>(v), Round::rne, Overflow::ieee);
+  const double back = std::bit_cast<double>(convert(f, Fmt::fp64, code, Round::rne));
+  if (!(std::isnan(v) && std::isnan(back)) && (back != v || std::signbit(back) != std::signbit(v))) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%.17g is not a value of %s (nearest: %.17g)", v, info(f).name, back);
+    throw UsageError(option + ": '" + t + "': " + b);
+  }
+  return code;
+}
+
+std::vector<uint64_t> parse_list(const std::string& option, const std::string& list, Fmt f) {
+  std::vector<uint64_t> v;
+  std::string t;
+  for (char ch : list + ",") {
+    if (ch == ',' || ch == ' ') {
+      if (!t.empty()) v.push_back(parse_token(option, t, f));
+      t.clear();
+    } else {
+      t += ch;
+    }
+  }
+  if (v.empty()) throw UsageError(option + " needs at least one value");
+  return v;
+}
+
+}  // namespace
+
+int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    std::vector<std::string> names, rest;
+    for (const std::string& a : args) (a.rfind("--", 0) == 0 || !rest.empty() ? rest : names).push_back(a);
+    const Options o = parse_options(rest, {"input", "output", "a", "b", "c", "k"}, {"help"});
+    if (o.flags.count("help")) {
+      out << kDotUsage;
+      return 0;
+    }
+    if (names.empty()) throw UsageError("name at least one model");
+    if (!o.has("a") || !o.has("b")) throw UsageError("--a and --b are needed");
+    const Fmt in = parse_format("--input", o.get("input", "fp16"));
+    const Fmt fout = parse_format("--output", o.get("output", in == Fmt::fp64 ? "fp64" : "fp32"));
+    std::vector<uint64_t> a = parse_list("--a", o.get("a", ""), in), b = parse_list("--b", o.get("b", ""), in);
+    if (a.size() != b.size())
+      throw UsageError("--a has " + std::to_string(a.size()) + " values, --b " + std::to_string(b.size()));
+    const uint64_t c = o.has("c") ? parse_token("--c", o.get("c", ""), fout) : zero_bits(fout, false);
+    const std::size_t k_opt = o.has("k") ? static_cast<std::size_t>(parse_int("--k", o.get("k", ""), 1, 65536)) : 0;
+    if (k_opt && k_opt < a.size()) throw UsageError("--k is shorter than the vectors");
+    std::vector<Model> models;
+    for (const std::string& n : names)
+      for (const Model& m : parse_models(n)) models.push_back(m);
+    out << "dot: " << info(in).name << " -> " << info(fout).name << ", c = " << token(fout, c, true) << " ("
+        << number(fout, c) << ")\n";
+    for (const Model& m : models) {
+      const ModelRow* r = m.find(in, fout);
+      if (!r) {
+        out << "  " << m.name << ": skipped: " << skip_reason(m, in, fout) << "\n";
+        continue;
+      }
+      const std::size_t k = k_opt ? k_opt : std::max(a.size(), static_cast<std::size_t>(r->k));
+      std::vector<uint64_t> ak = a, bk = b;
+      ak.resize(k, 0), bk.resize(k, 0);
+      const uint64_t d = evaluate(*r, ak, bk, c);
+      char line[256];
+      std::snprintf(line, sizeof line, "  %-14s %-30s k %-4zu d = %s  (%s = %s)\n", m.name.c_str(), r->instr, k,
+                    token(fout, d, true).c_str(), hex_code(fout, d).c_str(), number(fout, d).c_str());
+      out << line;
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    err << "mmaemu dot: " << e.what() << "\n" << kDotUsage;
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    err << "mmaemu dot: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace mmaemu::experiments

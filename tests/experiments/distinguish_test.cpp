@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// mmaemu distinguish and mmaemu dot on pairs whose answer is known: RZ vs
+// RNE final rounding (H100 vs B200-RN), CDNA2 vs CDNA3, a model against
+// itself (nothing found, the bound printed), custom: variants differing in
+// one field; the shortest vector, re-evaluated with `mmaemu dot` (its
+// "again:" line), separates the two units with the reported results.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/commands.h"
+#include "experiments/distinguish.h"
+#include "validate/validate.h"
+
+using namespace mmaemu;
+using namespace mmaemu::experiments;
+
+namespace {
+
+struct Run {
+  int rc;
+  std::string out, err;
+};
+
+Run distinguish_cli(const std::vector<std::string>& args) {
+  std::ostringstream o, e;
+  const int rc = cmd_distinguish(args, o, e);
+  return {rc, o.str(), e.str()};
+}
+Run dot_cli(const std::vector<std::string>& args) {
+  std::ostringstream o, e;
+  const int rc = cmd_dot(args, o, e);
+  return {rc, o.str(), e.str()};
+}
+
+// The words of a line (split at blanks, quotes dropped).
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> w;
+  std::istringstream ss(line);
+  for (std::string t; ss >> t;) {
+    if (t.size() >= 2 && t.front() == '\'' && t.back() == '\'') t = t.substr(1, t.size() - 2);
+    w.push_back(t);
+  }
+  return w;
+}
+
+// The binary d token reported for `model` in a distinguish or dot report.
+std::vector<std::string> d_tokens(const std::string& text) {
+  std::vector<std::string> d;
+  std::istringstream ss(text);
+  for (std::string line; std::getline(ss, line);) {
+    const std::size_t at = line.find("d = ");
+    if (at != std::string::npos) d.push_back(line.substr(at + 4, 32));
+  }
+  return d;
+}
+std::vector<std::string> shortest_d(const std::string& text) {
+  std::vector<std::string> d;
+  const std::size_t from = text.find("shortest");
+  std::istringstream ss(text.substr(from == std::string::npos ? 0 : from));
+  for (std::string line; std::getline(ss, line);) {
+    const std::size_t at = line.find(": ");
+    if (line.find("    d ") == 0 && at != std::string::npos) d.push_back(line.substr(at + 2, 32));
+  }
+  return d;
+}
+
+// distinguish A B finds a vector; its again: line re-evaluated gives the
+// two differing results it reported.
+void check_found(const std::string& a, const std::string& b, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{a, b, "--samples", "200000"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Run r = distinguish_cli(args);
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("found after") != std::string::npos);
+  const std::size_t at = r.out.find("again: ");
+  REQUIRE(at != std::string::npos);
+  std::vector<std::string> cmd = words(r.out.substr(at + 7, r.out.find('\n', at) - at - 7));
+  REQUIRE(cmd.size() > 3);
+  REQUIRE(cmd[0] == "mmaemu");
+  REQUIRE(cmd[1] == "dot");
+  const Run d = dot_cli(std::vector<std::string>(cmd.begin() + 2, cmd.end()));
+  CAPTURE(d.out);
+  REQUIRE(d.rc == 0);
+  const std::vector<std::string> got = d_tokens(d.out), want = shortest_d(r.out);
+  REQUIRE(got.size() == 2);
+  REQUIRE(want.size() == 2);
+  CHECK(got[0] != got[1]);
+  CHECK(got == want);
+}
+
+}  // namespace
+
+TEST_CASE("distinguish: RZ vs RNE final rounding (H100 vs B200-RN, fp16)") { check_found("H100", "B200-RN"); }
+
+TEST_CASE("distinguish: CDNA2 vs CDNA3 (MI250 vs MI300X, fp16)") { check_found("MI250", "MI300X"); }
+
+TEST_CASE("distinguish: custom: variants differing in one field") {
+  check_found("H100", "custom:base=H100,frac=24");
+  check_found("A100", "custom:base=A100,floor=none", {"--input", "bf16"});
+  check_found("MI250", "custom:base=MI250,flush_sign=keep", {"--input", "bf16"});
+  check_found("H100", "custom:base=H100,nan32=0x7fc00000");
+}
+
+TEST_CASE("distinguish: a model against itself finds nothing and prints the bound") {
+  const Run r = distinguish_cli({"H100", "H100", "--samples", "50000"});
+  CAPTURE(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("none found in 50000 samples") != std::string::npos);
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "<= %.3g", validate::mismatch_upper_bound(50000, 0, 1e-6));
+  CHECK(r.out.find(bound) != std::string::npos);
+  // An alias of the same unit: the same.
+  const Run s = distinguish_cli({"H100", "sm_90", "--samples", "20000", "--dist", "em-normal,cancel"});
+  CHECK(s.out.find("none found in 20000 samples") != std::string::npos);
+}
+
+TEST_CASE("distinguish and dot: bad options") {
+  CHECK(distinguish_cli({"H100"}).rc == 2);
+  CHECK(distinguish_cli({"H100", "H1000"}).err.find("valid models") != std::string::npos);
+  CHECK(distinguish_cli({"H100", "MI300X", "--dist", "gauss"}).err.find("valid: sparse") != std::string::npos);
+  CHECK(distinguish_cli({"V100", "H100", "--input", "bf16"}).err.find("V100") != std::string::npos);
+  CHECK(dot_cli({"H100", "--a", "1e-8", "--b", "1"}).err.find("not a value of fp16") != std::string::npos);
+  CHECK(dot_cli({"H100", "--a", "1,2", "--b", "1"}).err.find("--a has 2 values") != std::string::npos);
+  CHECK(dot_cli({"H100", "--b", "1"}).rc == 2);
+  const Run ok = dot_cli({"H100", "MI300X", "--a", "1,3c000000", "--b", "1.5,2", "--c", "0.25"});
+  CAPTURE(ok.out);
+  CHECK(ok.rc == 0);
+  // 1*1.5 + 2^-7*2 + 0.25 = 1.765625 on both (3c000000: the fp32 pattern of 2^-7).
+  CHECK(d_tokens(ok.out) == std::vector<std::string>(2, "00111111111000100000000000000000"));
+}
+
+TEST_CASE("vector_size orders by terms, then exponent range") {
+  TestVector v;
+  v.a = {0x3C00, 0, 0, 0};  // fp16 1.0
+  v.b = {0x3C00, 0, 0, 0};
+  v.c = 0;
+  const VectorSize one = vector_size(Fmt::fp16, Fmt::fp32, v);
+  CHECK(one.terms == 1);
+  CHECK(one.exponent_range == 0);
+  v.c = 0x3F800000;  // c = 1
+  CHECK(vector_size(Fmt::fp16, Fmt::fp32, v).terms == 2);
+  CHECK(one < vector_size(Fmt::fp16, Fmt::fp32, v));
+}
