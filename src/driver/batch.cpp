@@ -64,7 +64,7 @@ struct Codes {
 
 struct Entry {
   float val = 0, sig = 0;  // decode_operand's fval and fsig (real operands: fsig 0)
-  int32_t exp = fast::kZeroExp;  // decomposition exponent (real operands: the flush flag)
+  int32_t exp = fast::kZeroExp;  // decomposition exponent (real operands: 0)
   int32_t special = 0;     // NaN or Inf: the entry is a zero, the step goes to the reference
 };
 
@@ -118,6 +118,8 @@ fast::CodeDecode batch_code_decode(const ModelRow& row) {
   d.bf16 = row.in == Fmt::bf16;
   d.real = fast::operand_kind(row) == fast::Operand::real;
   d.in_subnormals = row.in_subnormals;
+  d.keep_sign = row.flush_sign == FlushSign::keep;
+  d.pos_zero = row.neg_zero == NegZero::positive;
   d.as_fp16 = row.inputs_as_fp16 && !d.real;
   return d;
 }

@@ -11,8 +11,9 @@
 //   val = sig * 2^(exp - man), exact (fp16: vcvtph2ps; bf16: the code as the
 //   top half of a binary32)
 //
-// (real operands, the pairwise rows: val the value, flag = flushed
-// subnormal; fp8 read as fp16: the value's fp16 decomposition), then
+// (real operands, the pairwise rows: val the value as read, a flushed
+// subnormal its zero, exp 0; fp8 read as fp16: the value's fp16
+// decomposition), then
 // multiplied (added) and stored lane-interleaved.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/product_pack.cpp"
@@ -79,10 +80,14 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h, const uint16_t* p) {
     value = hn::IfThenElse(hn::RebindMask(df, neg), hn::Neg(mag), mag);
   }
   const auto subnormal = hn::AndNot(f0, e0);
-  if constexpr (kReal) {
-    d.val = value;
+  if constexpr (kReal) {  // a flushed input is its zero; -0 reads as +0 with pos_zero (pack_element)
+    VF v = value;
+    if (!f.in_subnormals)
+      v = hn::IfThenElse(hn::RebindMask(df, subnormal), f.keep_sign ? hn::And(value, hn::Set(df, -0.0f)) : hn::Zero(df),
+                         v);
+    d.val = f.pos_zero ? hn::Add(v, hn::Zero(df)) : v;  // -0 + +0 = +0; every other value unchanged
     d.sig = hn::Zero(df);
-    d.exp = f.in_subnormals ? hn::Zero(di) : hn::IfThenElseZero(subnormal, hn::Set(di, 1));
+    d.exp = hn::Zero(di);
     return d;
   }
   if (f.as_fp16) {  // the value's decomposition as fp16: exponent max(floor(log2 |v|), -14)

@@ -3,8 +3,8 @@
 // SIMD for units of formats up to 16 bits: 16 lanes of independent (a, b) pairs, each
 // lane's products a_l*b_l formed as the step kernels form them from a row
 // panel and a lane panel (docs/kernels.md): value times value, significand
-// times significand (floats), exponent plus exponent (pairwise rows: flag
-// or flag), every operand decoded from its bit fields exactly as
+// times significand (floats), exponent plus exponent (pairwise rows: the
+// values as read), every operand decoded from its bit fields exactly as
 // pack_element() and the driver's decode_operand() give it
 // (tests/driver/batch_test.cpp compares every code of every unit format).
 #pragma once
@@ -22,8 +22,10 @@ struct CodeDecode {
   Specials specials;
   bool fp16;           // the value by the host's fp16 -> fp32 conversion
   bool bf16;           // the value is the code as the top half of a binary32
-  bool real;           // Operand::real: value and flush flag (pairwise rows)
-  bool in_subnormals;  // false: subnormal inputs read as zero (flagged, for real operands)
+  bool real;           // Operand::real: the value as read (pairwise rows)
+  bool in_subnormals;  // false: subnormal inputs read as zero
+  bool keep_sign;      // real: a flushed input keeps its sign (flush_sign = keep), else +0
+  bool pos_zero;       // real: -0 reads as +0 (neg_zero = positive)
   bool as_fp16;        // integer operands decomposed as fp16 (fp8 read as fp16)
 };
 
@@ -31,7 +33,7 @@ struct CodeDecode {
 /// element l at ca[l*16 + j], cb likewise): with the decoded operands of
 /// lane j,
 ///   val[pos[l]*16 + j] = val_a * val_b,  sig[...] = sig_a * sig_b,
-///   exp[...] = exp_a + exp_b  (real: flag_a | flag_b, sig 0)
+///   exp[...] = exp_a + exp_b  (real: 0, sig 0)
 /// (binary32 products rounded to nearest: the caller holds FpEnvGuard).
 /// Returns the lanes (bit j) with a NaN or Inf input, whose entries are
 /// then not meaningful.
