@@ -35,6 +35,10 @@ enum mmaemu_status {
   MMAEMU_ERR_INTERNAL = -5
 };
 
+/** The most threads a call may ask for (mmaemu_gemm_options.threads, the
+ *  batched calls' `threads`, MMA_NUM_THREADS); more is refused. */
+#define MMAEMU_MAX_THREADS 4096
+
 /** Storage and unit formats. fnuz = AMD MI300 fp8 ("fp8" = E4M3FNUZ, "bf8" = E5M2FNUZ). */
 typedef enum mmaemu_format {
   MMAEMU_FP64 = 0,

@@ -175,7 +175,8 @@ def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1
     patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
     report (the CLI's text).
     """
-    return _mmaemu.distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+    from . import _mmaemu_internal  # the internal libraries, loaded on first use
+    return _mmaemu_internal.distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
                                distributions=distributions, threads=threads)
 
 

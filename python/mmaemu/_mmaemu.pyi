@@ -56,3 +56,17 @@ def dequantize(codes: np.ndarray, scales: np.ndarray, element: str, scale_format
 def sgemm_block_scaled(a: np.ndarray, b: np.ndarray, model: ModelArg, policy: str, *,
                        c: Optional[np.ndarray] = None, alpha: float = 1.0, beta: float = 0.0,
                        accumulate: str = "gpu-blas") -> np.ndarray: ...
+def dot_batch(model: ModelArg, a: np.ndarray, b: np.ndarray, c: Optional[np.ndarray] = None, *,
+              input: Optional[str] = None, output: str = "fp32", threads: int = 0) -> np.ndarray: ...
+def tile_batch(model: ModelArg, a: np.ndarray, b: np.ndarray, c: Optional[np.ndarray] = None, *,
+               input: Optional[str] = None, output: str = "fp32", threads: int = 0) -> np.ndarray: ...
+def dot_batch_scaled(model: ModelArg, a: np.ndarray, sa: Optional[np.ndarray], b: np.ndarray,
+                     sb: Optional[np.ndarray], c: Optional[np.ndarray] = None, *, a_format: str,
+                     b_format: Optional[str] = None, scale_format: str = "ue8m0", block_size: int = 32,
+                     unit: str = "auto", output: str = "fp32", narrow_subnormals_normalize: bool = False,
+                     threads: int = 0) -> np.ndarray: ...
+def tile_batch_scaled(model: ModelArg, a: np.ndarray, sa: Optional[np.ndarray], b: np.ndarray,
+                      sb: Optional[np.ndarray], c: Optional[np.ndarray] = None, *, a_format: str,
+                      b_format: Optional[str] = None, scale_format: str = "ue8m0", block_size: int = 32,
+                      unit: str = "auto", output: str = "fp32", narrow_subnormals_normalize: bool = False,
+                      threads: int = 0) -> np.ndarray: ...

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "common.h"
-#include "driver/parallel.h"
 
 namespace mmaemu_py {
 
@@ -60,12 +59,10 @@ int int_arg(const py::handle& x, const char* arg) {
   return static_cast<int>(v);
 }
 
-void check_threads(int threads) {
-  try {
-    mmaemu::driver::check_threads(threads);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
+void check_threads(int threads) {  // the library's own rule and message (driver::check_threads)
+  if (threads < 0 || threads > MMAEMU_MAX_THREADS)
+    throw py::value_error("threads = " + std::to_string(threads) + ": not a whole number from 0 to " +
+                          std::to_string(MMAEMU_MAX_THREADS) + " (0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores)");
 }
 
 bool bool_arg(const py::handle& x, const char* arg) {

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Batched instructions: dot() and stacks of tile() (mmaemu_dot_batch,
-// mmaemu_tile_batch and their block-scaled forms, docs/batch.md), and
-// distinguish() (the search of `mmaemu distinguish`, docs/distinguish.md).
+// mmaemu_tile_batch and their block-scaled forms, docs/batch.md).
 // Argument checks and translation; the library runs with the GIL released.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "common.h"
-#include "experiments/common.h"
-#include "experiments/distinguish.h"
 
 namespace mmaemu_py {
 namespace {
@@ -42,10 +39,6 @@ py::array result_of(const py::object& c_in, const py::dtype& dtype, const std::v
   const py::array c = exact_shape(as_storage(py::array(c_in), out, "c"), shape, "c", why);
   py::module_::import("numpy").attr("copyto")(d, c);
   return d;
-}
-
-void check_threads(int threads) {
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores)");
 }
 
 // ---------------------------------------------------------------- block FMA units
@@ -228,81 +221,9 @@ py::array tile_batch_scaled(const py::handle& model_obj, const py::array& a_in, 
   return d;
 }
 
-// ---------------------------------------------------------------- distinguish
-
-py::dict vector_dict(mmaemu::Fmt in, mmaemu::Fmt out, const std::string& na, const std::string& nb,
-                     const mmaemu::experiments::TestVector& v) {
-  auto pattern = [](mmaemu::Fmt f, uint64_t code) -> py::object {
-    uint32_t p;
-    if (mmaemu::experiments::harness_pattern(f, code, p)) return py::int_(p);
-    return py::int_(code);
-  };
-  py::list a, b;
-  for (uint64_t x : v.a) a.append(pattern(in, x));
-  for (uint64_t x : v.b) b.append(pattern(in, x));
-  py::dict d, res;
-  d["a"] = a, d["b"] = b, d["c"] = pattern(out, v.c);
-  res[py::str(na)] = pattern(out, v.d_first);
-  res[py::str(nb)] = pattern(out, v.d_second);
-  d["d"] = res;
-  return d;
-}
-
-py::dict distinguish(const std::string& first, const std::string& second, const std::string& input,
-                     const py::object& output, int k, long long samples, long long seed,
-                     const py::object& distributions, int threads) {
-  namespace ex = mmaemu::experiments;
-  check_threads(threads);
-  if (k < 0 || samples < 1 || seed < 0) throw py::value_error("k must be >= 0, samples >= 1, seed >= 0");
-  ex::DistinguishConfig cfg;
-  std::vector<mmaemu::Model> models;
-  try {
-    models = {ex::parse_models(first).at(0), ex::parse_models(second).at(0)};
-    cfg.in = ex::parse_format("input", input);
-    cfg.out = ex::parse_format("output", output.is_none() ? (cfg.in == mmaemu::Fmt::fp64 ? "fp64" : "fp32")
-                                                           : output.cast<std::string>());
-  } catch (const ex::UsageError& e) {
-    throw py::value_error(e.what());
-  }
-  const mmaemu::ModelRow* ra = models[0].find(cfg.in, cfg.out);
-  const mmaemu::ModelRow* rb = models[1].find(cfg.in, cfg.out);
-  for (int i = 0; i < 2; ++i)
-    if (!(i ? rb : ra)) check(MMAEMU_ERR_UNSUPPORTED, models[i].name + ": " + ex::skip_reason(models[i], cfg.in, cfg.out));
-  cfg.k = static_cast<std::size_t>(k);
-  cfg.max_samples = static_cast<std::size_t>(samples);
-  cfg.seed = static_cast<uint64_t>(seed);
-  cfg.threads = threads;
-  if (!distributions.is_none()) cfg.distributions = distributions.cast<std::vector<std::string>>();
-  ex::DistinguishResult r;
-  {
-    py::gil_scoped_release release;
-    try {
-      r = ex::distinguish(*ra, *rb, cfg);
-    } catch (const std::invalid_argument& e) {
-      py::gil_scoped_acquire acquire;
-      throw py::value_error(e.what());
-    }
-  }
-  py::dict d;
-  d["found"] = r.found;
-  d["samples"] = r.samples;
-  d["k"] = r.k;
-  d["bound"] = r.found ? py::object(py::none()) : py::object(py::float_(r.bound));
-  d["found_by"] = r.found ? py::object(py::str(r.found_by)) : py::object(py::none());
-  if (r.found) {
-    d["first"] = vector_dict(cfg.in, cfg.out, models[0].name, models[1].name, r.first);
-    d["shortest"] = vector_dict(cfg.in, cfg.out, models[0].name, models[1].name, r.shortest);
-  }
-  d["report"] = ex::distinguish_report(models[0], models[1], cfg, r);
-  return d;
-}
-
 }  // namespace
 
 void bind_batch(py::module_& m) {
-  m.def("distinguish", &distinguish, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("input") = "fp16",
-        py::arg("output") = py::none(), py::arg("k") = 0, py::arg("samples") = 1000000, py::arg("seed") = 1,
-        py::arg("distributions") = py::none(), py::arg("threads") = 0, "See mmaemu.distinguish.");
   m.def("dot_batch", &dot_batch, py::arg("model"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(),
         py::kw_only(), py::arg("input") = py::none(), py::arg("output") = "fp32", py::arg("threads") = 0,
         "See mmaemu.dot.");

@@ -102,5 +102,6 @@ PYBIND11_MODULE(_mmaemu_internal, m) {
   m.doc() = "libmmaemu: probe, compare and the unit tables, from the internal libraries (compiled part)";
   mmaemu_py::g_errors = pybind11::module_::import("mmaemu._mmaemu").release().ptr();
   mmaemu_py::bind_analysis(m);
+  mmaemu_py::bind_distinguish(m);
   m.def("units", &mmaemu_py::units, pybind11::arg("spec"), "The units of a model (mmaemu.Model.units).");
 }

@@ -12,6 +12,7 @@
 #include "api/model_of.h"
 #include "driver/batch.h"
 #include "driver/gemm.h"
+#include "driver/parallel.h"
 #include "driver/scaled_fp8.h"
 #include "driver/schedule.h"
 #include "mmaemu/mmaemu.h"
@@ -25,6 +26,8 @@ struct mmaemu_model {
 };
 
 const mmaemu::Model& mmaemu::api::model_of(const mmaemu_model* handle) { return handle->model; }
+
+static_assert(MMAEMU_MAX_THREADS == mmaemu::driver::kMaxThreads, "one thread cap: mmaemu.h and driver/parallel.h");
 
 namespace {
 thread_local std::string g_error;

@@ -13,9 +13,9 @@
 
 namespace mmaemu::driver {
 
-int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, bool chain) {
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k) {
   const int requested = thread_count(spec.threads);
-  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread * (chain ? kChainWorkFactor : 1);
+  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread;
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(std::max<std::size_t>(k, 1));
   return static_cast<int>(std::clamp(work / static_cast<double>(per), 1.0, static_cast<double>(requested)));
 }
@@ -26,7 +26,7 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   if (m == 0 || n == 0) return;
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
   const fast::KernelPlan plan = fast::plan(*spec.row, {spec.use_reference, spec.simd_off});
-  const int threads = gemm_threads(spec, m, n, k, plan.macro == fast::Macro::chain);
+  const int threads = gemm_threads(spec, m, n, k);
   fast::FpEnvGuard env_main;
   if (alpha == 0.0) return epilogue.scale_only(m, n, threads);
 

@@ -45,19 +45,17 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
 
 /// The least multiply-adds (m*n*k) a GEMM gives each of its threads: a
 /// product too small to feed thread_count() threads runs on fewer (one
-/// below 2 * kWorkPerThread), as waking a thread costs more than it saves.
-/// The bits never depend on it (threads partition only M x N).
-inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 18;
-/// The FMA-chain tiles do a multiply-add about 5x faster than the steps
-/// kernels (128^3 on one thread: 0.04 against 0.2 ns; docs/kernels.md,
-/// "Threads"): their threads get kChainWorkFactor times as many (a 128^3
-/// fp32 SFMA product, 80 us, stays on one thread).
-inline constexpr std::size_t kChainWorkFactor = 8;
+/// below 2 * kWorkPerThread, about 162^3). Measured with mmaemu-bench (docs/performance.md,
+/// "Threads under load"): at 128^3 a second thread gains about 10 % on
+/// an idle machine and loses 20-30 % beside one busy process; from 160^3
+/// to 192^3 it loses under 20 %, from 256^3 nothing (steps kernels and the
+/// FMA-chain tiles alike). The bits never depend on it (threads partition
+/// only M x N).
+inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 21;
 
 /// The threads a GEMM of m x n x k runs on: thread_count(spec.threads),
-/// fewer for small products (kWorkPerThread; chain: the macro-kernel is
-/// fast::Macro::chain).
-int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, bool chain = false);
+/// fewer for small products (kWorkPerThread).
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k);
 
 /// Element access by container (formats/container.h), as driver::load/store.
 using mmaemu::load;
