@@ -43,14 +43,28 @@ py::array result_of(const py::object& c_in, const py::dtype& dtype, const std::v
 
 // ---------------------------------------------------------------- block FMA units
 
+// The model and formats of a block-FMA batch, checked: the unit exists.
+struct Unit {
+  ModelHandle model;
+  mmaemu_format in, out;
+  int m = 0, n = 0, k = 0;  // its instruction's shape
+};
+
+Unit unit_of(const py::handle& model_obj, const py::array& a_in, const py::object& input, const std::string& output,
+             int threads) {
+  check_threads(threads);
+  Unit u{model_arg(model_obj), input.is_none() ? operand_format(a_in, py::none(), "a", "input")
+                                               : format_arg(input.cast<std::string>()),
+         format_arg(output)};
+  check(mmaemu_tile_shape(u.model.get(), u.in, u.out, &u.m, &u.n, &u.k));
+  return u;
+}
+
 py::array dot_batch(const py::handle& model_obj, const py::array& a_in, const py::array& b_in, const py::object& c_in,
                     const py::object& input, const std::string& output, int threads) {
-  const ModelHandle model = model_arg(model_obj);
-  check_threads(threads);
-  const mmaemu_format in = input.is_none() ? operand_format(a_in, py::none(), "a", "input")
-                                           : format_arg(input.cast<std::string>());
-  const mmaemu_format out = format_arg(output);
-  check(mmaemu_tile_shape(model.get(), in, out, nullptr, nullptr, nullptr));
+  const Unit u = unit_of(model_obj, a_in, input, output, threads);
+  const ModelHandle& model = u.model;
+  const mmaemu_format in = u.in, out = u.out;
   if (a_in.ndim() != 1 && a_in.ndim() != 2)
     throw py::value_error("a must be 1-D (k,) or 2-D (N, k): one dot product per row; it has " +
                           std::to_string(a_in.ndim()) + " dimensions");
@@ -75,13 +89,10 @@ py::array dot_batch(const py::handle& model_obj, const py::array& a_in, const py
 
 py::array tile_batch(const py::handle& model_obj, const py::array& a_in, const py::array& b_in, const py::object& c_in,
                      const py::object& input, const std::string& output, int threads) {
-  const ModelHandle model = model_arg(model_obj);
-  check_threads(threads);
-  const mmaemu_format in = input.is_none() ? operand_format(a_in, py::none(), "a", "input")
-                                           : format_arg(input.cast<std::string>());
-  const mmaemu_format out = format_arg(output);
-  int m = 0, n = 0, k = 0;
-  check(mmaemu_tile_shape(model.get(), in, out, &m, &n, &k));
+  const Unit u = unit_of(model_obj, a_in, input, output, threads);
+  const ModelHandle& model = u.model;
+  const mmaemu_format in = u.in, out = u.out;
+  const int m = u.m, n = u.n, k = u.k;
   if (a_in.ndim() != 3) throw py::value_error("a must be a 3-D stack (N, m, k) of tiles");
   const py::ssize_t count = a_in.shape(0);
   const std::string shape = std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k);

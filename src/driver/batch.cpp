@@ -250,22 +250,34 @@ void mark_special(E entry, const T* a, const T* b, std::size_t bs, std::size_t k
     if (entry(a[l]).special | entry(b[l * bs]).special) pp.special[l / step] |= 1u << j;
 }
 
+// The panel's arrays for kc positions, zero-padded to whole steps (the
+// padding's products are zeros), the special flags cleared.
+struct PanelArrays {
+  float* val;
+  float* sig;
+  int32_t* exp;
+};
+PanelArrays panel_arrays(const Call& x, std::size_t kc, ProductPanel& pp) {
+  const std::size_t steps = (kc + x.step - 1) / x.step, kp = steps * x.step;
+  const PanelArrays p{pp.val.get(kp * L), pp.sig.get(kp * L), pp.exp.get(kp * L)};
+  pp.special.assign(steps, 0);
+  for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
+    const std::size_t o = x.pos[l] * L;
+    std::fill_n(p.val + o, L, 0.0f), std::fill_n(p.sig + o, L, 0.0f),
+        std::fill_n(p.exp + o, L, x.real ? 0 : fast::kZeroExp);
+  }
+  return p;
+}
+
 // Positions [l0, l0 + kc) of the group's products (a chunk of whole steps;
 // positions past k are zero products). Interleaved rows store each
 // instruction's k with its two groups contiguous, as the GEMM packer does.
 template <bool kReal, typename T, typename E>
 void pack_lanes(const Call& x, E entry, const T* A, const T* B, const Lanes& ln, std::size_t l0, std::size_t kc,
                 ProductPanel& pp) {
-  const std::size_t steps = (kc + x.step - 1) / x.step, kp = steps * x.step, bs = x.geo.b_stride();
-  float* val = pp.val.get(kp * L);
-  float* sig = pp.sig.get(kp * L);
-  int32_t* exp = pp.exp.get(kp * L);
-  pp.special.assign(steps, 0);
+  const std::size_t bs = x.geo.b_stride();
+  const auto [val, sig, exp] = panel_arrays(x, kc, pp);
   const uint32_t* pos = x.pos.data();
-  for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
-    const std::size_t o = pos[l] * L;
-    std::fill_n(val + o, L, 0.0f), std::fill_n(sig + o, L, 0.0f), std::fill_n(exp + o, L, kReal ? 0 : fast::kZeroExp);
-  }
   for (std::size_t j = 0; j < L; ++j) {
     const T* a = A + ln.a[j] + l0;
     const T* b = B + ln.b[j] + l0 * bs;
@@ -281,7 +293,7 @@ template <typename T>
 bool simd_pack(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                ProductPanel& pp) {
   if (!x.half || !x.table) return false;
-  const std::size_t bs = x.geo.b_stride(), steps = (kc + x.step - 1) / x.step, kp = steps * x.step;
+  const std::size_t bs = x.geo.b_stride();
   uint16_t* ca = pp.ca.get(kc * L);
   uint16_t* cb = pp.cb.get(kc * L);
   const T* ra[L];
@@ -297,15 +309,8 @@ bool simd_pack(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size
   if (sizeof(T) > 2 || bs != 1)
     for (std::size_t j = 0; j < L; ++j)
       for (std::size_t l = 0; l < kc; ++l) cb[l * L + j] = static_cast<uint16_t>(rb[j][l * bs]);
-  float* val = pp.val.get(kp * L);
-  float* sig = pp.sig.get(kp * L);
-  int32_t* exp = pp.exp.get(kp * L);
-  pp.special.assign(steps, 0);
+  const auto [val, sig, exp] = panel_arrays(x, kc, pp);
   const uint32_t* pos = x.pos.data();
-  for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
-    const std::size_t o = pos[l] * L;
-    std::fill_n(val + o, L, 0.0f), std::fill_n(sig + o, L, 0.0f), std::fill_n(exp + o, L, x.real ? 0 : fast::kZeroExp);
-  }
   uint32_t special = fast::simd_code_products16(x.decode, ca, cb, kc, pos, val, sig, exp);
   const Entry* tab = x.table->e.data();
   const uint64_t mask = x.table->mask;
