@@ -21,7 +21,7 @@
 // --busy P: P competitor processes spin on the CPU for the whole run (a
 // machine whose cores are not all free); with two or more thread counts
 // the run ends with each row's time ratio to its first thread count
-// (README, "Threads").
+// (docs/performance.md, "Threads under load").
 #include <cblas.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -97,7 +97,8 @@ const std::vector<Case> kDefaultCases = {
 // An OpenBLAS older than the CPU (Debian 12's 0.3.21 on Emerald Rapids)
 // falls back to its generic Prescott kernel, several times slower; the
 // environment variable OPENBLAS_CORETYPE, read when the library loads,
-// chooses the kernel instead (README, Performance).
+// chooses the kernel instead (docs/performance.md, "The bench and the
+// latest full run").
 void report_openblas_core() {
   const std::string core = openblas_get_corename();
   std::printf("OpenBLAS kernel: %s\n", core.c_str());

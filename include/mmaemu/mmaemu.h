@@ -182,7 +182,7 @@ typedef struct mmaemu_gemm_options {
   int saturate;                       /**< fp8 inputs: saturate to max finite (SATFINITE) */
   mmaemu_accumulate accumulate;
   int threads; /**< 0: MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores */
-  /** How the unit's partial sums over k combine (README, "Schedules"):
+  /** How the unit's partial sums over k combine (docs/schedules.md):
    *  NULL, "" or "chain" (one accumulator along k), "promote:P",
    *  "splitk:S", "splitk:S:tree", or "splitk:S,promote:P". A bad schedule,
    *  or P not a multiple of the instruction k, is MMAEMU_ERR_ARGUMENT. */

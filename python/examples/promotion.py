@@ -4,7 +4,7 @@
 
 For each k, C = A B (m = n = 32) with e4m3 operands uniform in [0, 1) runs
 on each model's e4m3 -> fp32 unit under three schedules (mmaemu.matmul
-schedule=, README "Schedules"): "chain" (one unit accumulator along all of
+schedule=, docs/schedules.md): "chain" (one unit accumulator along all of
 k), "promote:128" (every 128 elements of k the unit's partial sum is added
 to a binary32 accumulator, as CUTLASS's mma_promotion_interval and
 DeepGEMM do) and "splitk:4". The error is normwise, ||C - C_ref||_F /

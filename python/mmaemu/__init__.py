@@ -70,7 +70,7 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     accumulates from zero, then D = alpha*acc + beta*C in fp32, as a vendor
     BLAS epilogue) or "into-c" (beta*C is the chain's first accumulator).
     threads: 0 uses MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores.
-    schedule: how the unit's partial sums over k combine (README, "Schedules"):
+    schedule: how the unit's partial sums over k combine (docs/schedules.md):
     "chain" (one accumulator along k), "promote:P", "splitk:S", "splitk:S:tree",
     or a combination such as "splitk:2+promote:128".
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // GEMM schedules: how a GPU library above the matrix unit combines the
-// unit's partial sums over k (docs: README, "Schedules").
+// unit's partial sums over k (docs/schedules.md).
 //
 //   chain            one unit accumulator along all of k (driver::gemm)
 //   promote:P        k in consecutive pieces of P (a multiple of the

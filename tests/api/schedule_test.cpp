@@ -2,7 +2,7 @@
 // GEMM schedules (promote, splitk, splitk:tree, combinations) and the
 // fine-grained scaled fp8 GEMM: the bits of one scheduled GEMM equal the
 // composition of plain chain GEMMs through the public API, combined here by
-// hand in binary32 (binary64 for fp64 units) with the README's nesting.
+// hand in binary32 (binary64 for fp64 units) with docs/schedules.md's nesting.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The library's threads through the C API (README, "Threads"):
+/* The library's threads through the C API (docs/kernels.md, "Threads";
+ * docs/c-api.md):
  *   threads_test idle     after threaded GEMMs (a square one and the
  *                         few-columns 10 x 10 x 20000) the process uses
  *                         almost no CPU while it sleeps 200 ms: the workers

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The BLAS contract C = alpha op(A) op(B) + beta C under every
- * MMA_ACCUMULATE (README, "Accumulation semantics"), linked with -lmmaemu,
+ * MMA_ACCUMULATE (docs/c-api.md, "Accumulation semantics"), linked with -lmmaemu,
  * MMA_MODEL and MMA_INPUT_FORMAT set:
  *   values  1 x 1 products with exact results: alpha = -1, beta = 1,
  *           A = B = 1, C = 5 gives 4 (not the toolbox's alpha (beta C + AB)

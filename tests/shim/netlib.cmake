@@ -50,7 +50,7 @@ netlib_test(netlib_xscblat3_MI250 xscblat3 sin3 stdout full "MMA_MODEL=MI250" sg
 netlib_test(netlib_xblat3s_MI250 xblat3s sblat3.in sblat3.out full "MMA_MODEL=MI250" sgemm)
 netlib_test(netlib_xdcblat3_MI250 xdcblat3 din3 stdout full "MMA_MODEL=MI250;MMA_DGEMM=model" dgemm)
 netlib_test(netlib_xblat3d_MI250 xblat3d dblat3.in dblat3.out full "MMA_MODEL=MI250;MMA_DGEMM=model" dgemm)
-# accumulate-into-c keeps the BLAS contract (README, "Accumulation semantics").
+# accumulate-into-c keeps the BLAS contract (docs/c-api.md, "Accumulation semantics").
 netlib_test(netlib_xblat3s_MI250_accumulate_into_c xblat3s sblat3.in sblat3.out full
             "MMA_MODEL=MI250;MMA_ACCUMULATE=accumulate-into-c" sgemm)
 netlib_test(netlib_xscblat3_MI250_accumulate_into_c xscblat3 sin3 stdout full
