@@ -83,7 +83,8 @@ bool block_scaled_policy(const std::string& input) {
   return mmaemu_parse_block_scaled_policy(input.c_str(), &desc) == MMAEMU_OK;
 }
 
-// The representative rows of the fast-engine issue.
+// The default rows: a representative unit of each accumulation path, the fp16
+// results, the interleaved HMMA fp8 path and the block-scaled policies.
 const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},

@@ -16,7 +16,7 @@ import mmaemu  # noqa: E402
 import mmaemu.torch as mt  # noqa: E402
 from conftest import FORMAT_ID, GemmOptions  # noqa: E402
 
-# The issue's units: (model, input policy). fp32 tensors read through the
+# The units under test: (model, input policy). fp32 tensors read through the
 # policy; float16 / bfloat16 tensors are converted from their own codes.
 UNITS = [("H100", "fp16"), ("H100", "e4m3"), ("B200", "nvfp4"), ("MI300X", "fp8")]
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
@@ -123,7 +123,7 @@ def capi_gemm(capi, model, policy, a, b, dtype):
 
 
 # ---------------------------------------------------------------------------
-# The operations of the issue, bit for bit.
+# The operations mmaemu.torch computes on the model, bit for bit.
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=ids)
 @pytest.mark.parametrize("model,policy", UNITS, ids=lambda v: str(v))

@@ -154,8 +154,8 @@ struct StepsPanel {
 
 // Columns per N panel: at least kNC32 (kNC64), more when k or m is small,
 // while the B chunk (about kPanelBytes per column of KC k) stays under
-// 12 MiB and the accumulators m*NC under 32 MiB (issue 16: <= 64 MiB extra
-// at n = 8192).
+// 12 MiB and the accumulators m*NC under 32 MiB (at most 64 MiB beyond the
+// operands at n = 8192; docs/performance.md).
 std::size_t panel_columns(const GemmCall& g, std::size_t kp) {
   constexpr std::size_t kPanelBytes = 36, kBMax = std::size_t{12} << 20, kAccMax = std::size_t{32} << 20;
   const std::size_t acc_bytes = g.plan.fp64 ? 8 : 4;

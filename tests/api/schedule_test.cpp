@@ -86,7 +86,7 @@ struct Range {
 };
 
 // The composition of a schedule from plain GEMMs: the slices and pieces
-// (written out again here from the definition), each a chain GEMM
+// (written out again here from docs/schedules.md's definition), each a chain GEMM
 // with alpha = 1, beta = 0; sums in T; then the vendor epilogue.
 template <typename T>
 std::vector<T> composed(const Handle& h, const mmaemu_gemm_options& opt, const driver::Schedule& s, std::size_t unit_k,

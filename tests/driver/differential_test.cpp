@@ -426,7 +426,7 @@ std::vector<std::pair<std::string, ModelRow>> one_row_per_path() {
 }  // namespace
 
 TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wide, 1-3 threads, one row per path") {
-  // The driver's decisions (issue 16): m <= 32 runs tasks of column blocks
+  // The driver's decisions (docs/kernels.md): m <= 32 runs tasks of column blocks
   // with their own B (run_steps_private), more rows share B's chunks among
   // tasks of rows x lane groups; column blocks split further with threads.
   std::size_t dots = 0, bad = 0, rows = 0;

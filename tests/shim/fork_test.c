@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Fork safety (issue 10, item 1): after the parent has made a GEMM on
- * several threads, a forked child's GEMM must return (libgomp's thread pool
- * does not survive fork) and give the same bits. The child runs under an
+/* Fork safety: after the parent has made a GEMM on several threads, a
+ * forked child's GEMM must return (the parent's worker threads do not exist
+ * in the child, which starts its own pool) and give the same bits. The child runs under an
  * alarm, so a regression fails instead of hanging. Two calls per process:
  * through the C API and through cblas_sgemm (libmmaemu's BLAS entry). */
 #include <signal.h>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fork safety under the preload (issue 10, item 1): numpy's a @ a after the
+"""Fork safety under the preload: numpy's a @ a after the
 parent's own emulated (threaded) product, in a multiprocessing fork Pool.
 The children must return the parent's bits; a hang fails by the timeout."""
 import multiprocessing

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ssyrk (issue 10, item 3), linked with -lmmaemu, MMA_MODEL set:
+/* ssyrk, linked with -lmmaemu, MMA_MODEL set:
  *   syrk_test exact    every triangle element equals the cblas_sgemm element
  *                      (both layouts, uplo, trans, beta 0 and not, n across
  *                      two 512-tiles); the other triangle is untouched.

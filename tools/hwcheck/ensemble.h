@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Seeded, reproducible input ensembles for the hardware check (issue 6):
+// Seeded, reproducible input ensembles for the hardware check:
 //
 //  * em-normal, em-subnormal: exponent-mantissa sampling, AMD paper (PA)
 //    Algorithm 3 / §5.1. Every a_l, b_l = s * 2^e with e uniform on

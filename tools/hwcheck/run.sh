@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 6: build the harness for the GPU at hand, run the real instructions on
+# The hardware check: build the harness for the GPU at hand, run the real instructions on
 # the ensembles, check the SASS with cuobjdump, and validate the models.
 #
 #   tools/hwcheck/run.sh [--n N] [--seed S] [--out DIR] [--build DIR] [--gpu NAME]
