@@ -481,7 +481,7 @@ MMAEMU_API int mmaemu_format_storage_bytes(int f);
 MMAEMU_API int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n,
                               mmaemu_rounding r, int saturate);
 
-/* ---- Runtime control of the BLAS shim (blas_shim/shim_switch.cpp) --------
+/* ---- Runtime control of the BLAS shim (blas_shim/runtime_switch.cpp) ------
  * Only in libmmaemu.so. They act on the shim of the library they are called
  * in, which intercepts BLAS calls only when it was loaded before the BLAS
  * (LD_PRELOAD). The setting is process-wide and switched atomically: a BLAS
