@@ -4,64 +4,9 @@
 // that the shim does not emulate) go to the system BLAS untouched, and are
 // counted, so that MMA_VERBOSE=1 tells which part of a program did not run on
 // the model. The system BLAS checks their arguments (its own xerbla).
-// Also the bare Fortran names sgemm/dgemm that some ScaLAPACK builds call.
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <cstring>
-#include <iterator>
 
-#include "shim_internal.h"
-
-namespace mmaemu::shim {
-namespace {
-
-struct Counter {
-  const char* name;
-  std::atomic<long> calls{0};
-  std::atomic<double> flops{0};
-};
-
-// Every routine the report can name, in the order it prints them.
-Counter g_counters[] = {
-    {"sgemm"}, {"dgemm"}, {"ssymm"}, {"dsymm"}, {"ssyrk"}, {"dsyrk"}, {"ssyr2k"}, {"dsyr2k"},
-    {"strmm"}, {"dtrmm"}, {"strsm"}, {"dtrsm"}, {"sgemv"}, {"dgemv"}, {"sgbmv"}, {"dgbmv"},
-    {"ssymv"}, {"dsymv"}, {"ssbmv"}, {"dsbmv"}, {"sspmv"}, {"dspmv"}, {"strmv"}, {"dtrmv"},
-    {"stbmv"}, {"dtbmv"}, {"stpmv"}, {"dtpmv"}, {"strsv"}, {"dtrsv"}, {"stbsv"}, {"dtbsv"},
-    {"stpsv"}, {"dtpsv"}, {"sger"},  {"dger"},  {"ssyr"},  {"dsyr"},  {"sspr"},  {"dspr"},
-    {"ssyr2"}, {"dsyr2"}, {"sspr2"}, {"dspr2"},
-    // level 1 (level1.cpp): the Fortran names LAPACK's unblocked panels call
-    {"isamax"}, {"idamax"}, {"sswap"}, {"dswap"}, {"sscal"}, {"dscal"}, {"scopy"}, {"dcopy"},
-    {"saxpy"}, {"daxpy"}, {"sdot"}, {"ddot"}, {"snrm2"}, {"dnrm2"}, {"sasum"}, {"dasum"},
-    {"srot"}, {"drot"},
-};
-
-
-}  // namespace
-
-void count_forwarded(const char* routine, double flops) {
-  for (Counter& c : g_counters)
-    if (std::strcmp(c.name, routine) == 0) {
-      c.calls += 1;
-      c.flops.fetch_add(flops);
-      return;
-    }
-}
-
-void print_forwarded() {
-  bool any = false;
-  for (const Counter& c : g_counters) {
-    if (!c.calls) continue;
-    if (!any) std::fprintf(stderr, "libmmaemu: not emulated (went to the system BLAS untouched):\n");
-    any = true;
-    std::fprintf(stderr, "libmmaemu:   %-6s %8ld calls %12.4g flop\n", c.name, c.calls.load(), c.flops.load());
-  }
-  if (!any) std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-1/2/3 calls\n");
-}
-
-}  // namespace mmaemu::shim
-
-using mmaemu::shim::count_forwarded;
+#include "runtime.h"
 
 namespace {
 // Operation counts (the usual ones: a multiply-add is 2 flops); a negative
@@ -76,7 +21,7 @@ double f_symm(bool left, int m, int n) { return f_mn(m, n) * nonneg(left ? m : n
 // trmm, trsm: the triangle is m x m (left) or n x n (right).
 double f_side(bool left, int m, int n) { return left ? f_nn(m) * nonneg(n) : nonneg(m) * f_nn(n); }
 bool left(const char* side) { return *side == 'L' || *side == 'l'; }
-bool cleft(int side) { return side == 141; }  // CblasLeft
+bool cleft(int side) { return side == mmaemu::shim::kLeft; }
 }  // namespace
 
 // The forwarders are defined at global scope (C linkage, exported).
@@ -88,7 +33,8 @@ bool cleft(int side) { return side == 141; }  // CblasLeft
   MMAEMU_EXPORT void name PARAMS {                                                                      \
     using Fn = void(*) PARAMS;                                                                          \
     static const auto real = reinterpret_cast<Fn>(mmaemu::shim::real_symbol(#name));                  \
-    if (mmaemu::shim::model() && !mmaemu::shim::nested()) count_forwarded(routine, flops);             \
+    if (mmaemu::shim::config().model && !mmaemu::shim::nested())                                        \
+      mmaemu::shim::count_forwarded(routine, flops);                                                    \
     mmaemu::shim::NestGuard guard;                                                                      \
     real ARGS;                                                                                          \
   }
@@ -133,7 +79,7 @@ bool cleft(int side) { return side == 141; }  // CblasLeft
 
 MMAEMU_LEVEL3(float, s)
 MMAEMU_LEVEL3(double, d)
-// dsyrk (ssyrk is emulated in shim.cpp).
+// dsyrk (ssyrk is emulated: syrk.cpp).
 MMAEMU_L3_SYRK(double, d, syrk, 1.0, , , , )
 
 // Level 2. gemv is in gemv.cpp (MMA_GEMV).
@@ -224,25 +170,3 @@ MMAEMU_L3_SYRK(double, d, syrk, 1.0, , , , )
 
 MMAEMU_L2(float, s)
 MMAEMU_L2(double, d)
-
-// The bare Fortran names (no trailing underscore) some ScaLAPACK builds call:
-// the same routines as sgemm_ and dgemm_, emulated or forwarded by them.
-extern "C" void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-                       const int*, const float*, const int*, const float*, float*, const int*);
-extern "C" void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-                       const int*, const double*, const int*, const double*, double*, const int*);
-MMAEMU_EXPORT void sgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k, const float* alpha,
-                         const float* A, const int* lda, const float* B, const int* ldb, const float* beta, float* C,
-                         const int* ldc) {
-  sgemm_(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-MMAEMU_EXPORT void dgemm(const char* ta, const char* tb, const int* m, const int* n, const int* k,
-                         const double* alpha, const double* A, const int* lda, const double* B, const int* ldb,
-                         const double* beta, double* C, const int* ldc) {
-  dgemm_(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-MMAEMU_EXPORT void DGEMM(const char* ta, const char* tb, const int* m, const int* n, const int* k,
-                         const double* alpha, const double* A, const int* lda, const double* B, const int* ldb,
-                         const double* beta, double* C, const int* ldc) {
-  dgemm_(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gemv: y = alpha op(A) x + beta y, under MMA_GEMV:
+// gemv: y = alpha op(A) x + beta y, under MMA_GEMV (docs/shim.md):
 //   native (default)  a GPU BLAS runs gemv on its FMA cores, not on the
 //                     matrix unit: the call goes to the system BLAS (and is
 //                     listed as not emulated under MMA_VERBOSE=1);
@@ -8,27 +8,12 @@
 //                     its GEMM does. dgemv also needs MMA_DGEMM=model.
 // Argument errors as the reference BLAS reports them (xerbla).
 #include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 #include <vector>
 
-#include "shim_internal.h"
+#include "runtime.h"
 
 namespace mmaemu::shim {
 namespace {
-
-bool g_gemv_model = false;  // MMA_GEMV=model
-
-struct GemvStats {
-  std::atomic<long> calls{0};
-  std::atomic<double> flops{0}, seconds{0};
-};
-GemvStats g_sgemv, g_dgemv;
 
 // Fortran gemv argument check, netlib order: the number of the first bad
 // parameter (0: none).
@@ -45,8 +30,8 @@ int f77_gemv_info(char trans, int m, int n, int lda, int incx, int incy) {
 // CBLAS gemv check, numbered in the caller's list (Order = 1, ..., incY =
 // 12). Row-major runs as the column-major transposed problem (M, N swapped).
 int cblas_gemv_info(int order, char trans, int m, int n, int lda, int incx, int incy) {
-  if (order != 101 && order != 102) return 1;
-  if (order == 102) {
+  if (order != kRowMajor && order != kColMajor) return 1;
+  if (order == kColMajor) {
     static const int cblas_number[12] = {0, 2, 3, 4, 0, 0, 7, 0, 9, 0, 0, 12};
     return cblas_number[f77_gemv_info(trans, m, n, lda, incx, incy)];
   }
@@ -54,14 +39,14 @@ int cblas_gemv_info(int order, char trans, int m, int n, int lda, int incx, int 
   return cblas_number[f77_gemv_info(trans == '?' ? '?' : 'N', n, m, lda, incx, incy)];
 }
 
-char upper(const char* c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(*c))); }
-char cblas_trans(int t) { return t == 111 ? 'N' : (t == 112 || t == 113) ? 'T' : '?'; }
-
 // Element i of a BLAS vector of length n with stride inc (negative: from
 // the end, as the reference BLAS walks it).
 std::size_t at(int i, int n, int inc) {
   return static_cast<std::size_t>(inc > 0 ? static_cast<long>(i) * inc : static_cast<long>(i - (n - 1)) * inc);
 }
+
+template <typename T>
+constexpr bool kDouble = sizeof(T) == 8;
 
 // Column-major gemv on the model (arguments already checked).
 template <typename T>
@@ -73,19 +58,21 @@ void model_gemv(const char* name, char trans, int m, int n, T alpha, const T* A,
   for (int i = 0; i < cols; ++i) xv[i] = x[at(i, cols, incx)];
   if (beta != T(0))
     for (int i = 0; i < rows; ++i) yv[i] = y[at(i, rows, incy)];
-  GemvStats& stats = sizeof(T) == 8 ? g_dgemv : g_sgemv;
-  const auto t0 = std::chrono::steady_clock::now();
-  model_gemm(name, sizeof(T) == 8, trans == 'N' ? 'N' : 'T', 'N', rows, 1, cols, alpha, A, lda, xv.data(), cols,
-             beta, yv.data(), rows);
-  for (int i = 0; i < rows; ++i) y[at(i, rows, incy)] = yv[i];
-  stats.calls += 1;
-  stats.flops.fetch_add(2.0 * m * n);
-  stats.seconds.fetch_add(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  timed(kDouble<T> ? Emulated::dgemv : Emulated::sgemv, 2.0 * m * n, [&] {
+    model_gemm(name, kDouble<T> ? Gemm::d : Gemm::s, trans == 'N' ? 'N' : 'T', 'N', rows, 1, cols, alpha, A, lda,
+               xv.data(), cols, beta, yv.data(), rows);
+    for (int i = 0; i < rows; ++i) y[at(i, rows, incy)] = yv[i];
+  });
 }
 
+// True if this call runs on the model; false: it goes to the system BLAS,
+// counted unless nothing is emulated or it is nested.
 template <typename T>
-bool emulated() {
-  return model() && !nested() && g_gemv_model && (sizeof(T) == 4 || emulate_dgemm());
+bool emulated(int m, int n) {
+  const Config& cfg = config();
+  if (cfg.model && !nested() && cfg.gemv_on_model && (!kDouble<T> || cfg.emulate_dgemm)) return true;
+  if (cfg.model && !nested()) count_forwarded(kDouble<T> ? "dgemv" : "sgemv", 2.0 * std::max(0, m) * std::max(0, n));
+  return false;
 }
 
 template <typename T>
@@ -98,9 +85,8 @@ template <typename T>
 void f77_gemv(const char* name, const char* real_name, const char* trans, const int* m, const int* n,
               const T* alpha, const T* A, const int* lda, const T* x, const int* incx, const T* beta, T* y,
               const int* incy) {
-  if (!emulated<T>()) {
+  if (!emulated<T>(*m, *n)) {
     static const auto real = reinterpret_cast<F77Gemv<T>>(real_symbol(real_name));
-    if (model() && !nested()) count_forwarded(sizeof(T) == 8 ? "dgemv" : "sgemv", 2.0 * std::max(0, *m) * std::max(0, *n));
     NestGuard guard;
     return real(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   }
@@ -113,9 +99,8 @@ void f77_gemv(const char* name, const char* real_name, const char* trans, const 
 template <typename T>
 void cblas_gemv(const char* name, const char* real_name, int order, int trans, int m, int n, T alpha, const T* A,
                 int lda, const T* x, int incx, T beta, T* y, int incy) {
-  if (!emulated<T>()) {
+  if (!emulated<T>(m, n)) {
     static const auto real = reinterpret_cast<CblasGemv<T>>(real_symbol(real_name));
-    if (model() && !nested()) count_forwarded(sizeof(T) == 8 ? "dgemv" : "sgemv", 2.0 * std::max(0, m) * std::max(0, n));
     NestGuard guard;
     return real(order, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
   }
@@ -123,30 +108,11 @@ void cblas_gemv(const char* name, const char* real_name, int order, int trans, i
   const char t = cblas_trans(trans);
   if (const int info = cblas_gemv_info(order, t, m, n, lda, incx, incy)) return report(name, info);
   // Row-major A (m x n) is the column-major n x m matrix A^T.
-  if (order == 102) model_gemv(name, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (order == kColMajor) model_gemv(name, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
   else model_gemv(name, t == 'N' ? 'T' : 'N', n, m, alpha, A, lda, x, incx, beta, y, incy);
 }
 
-void print_line(const char* name, const GemvStats& s) {
-  if (s.calls)
-    std::fprintf(stderr, "libmmaemu: %-6s %8ld calls %12.4g flop %9.3f s\n", name, s.calls.load(), s.flops.load(),
-                 s.seconds.load());
-}
-
 }  // namespace
-
-void read_gemv_policy() {
-  const char* v = std::getenv("MMA_GEMV");
-  if (!v || !*v || std::strcmp(v, "native") == 0) g_gemv_model = false;
-  else if (std::strcmp(v, "model") == 0) g_gemv_model = true;
-  else config_error((std::string("MMA_GEMV='") + v + "' (valid: native, model)").c_str());
-}
-
-void print_gemv_stats() {
-  print_line("sgemv", g_sgemv);
-  print_line("dgemv", g_dgemv);
-}
-
 }  // namespace mmaemu::shim
 
 using mmaemu::shim::cblas_gemv;

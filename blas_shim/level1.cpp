@@ -8,7 +8,7 @@
 // CBLAS level-1 names stay uninterposed.
 #include <algorithm>
 
-#include "shim_internal.h"
+#include "runtime.h"
 
 namespace {
 double len(const int* n) { return std::max(0, *n); }
@@ -20,7 +20,7 @@ double len(const int* n) { return std::max(0, *n); }
   MMAEMU_EXPORT R name PARAMS {                                                                     \
     using Fn = R(*) PARAMS;                                                                         \
     static const auto real = reinterpret_cast<Fn>(mmaemu::shim::real_symbol(#name));              \
-    if (mmaemu::shim::model() && !mmaemu::shim::nested())                                           \
+    if (mmaemu::shim::config().model && !mmaemu::shim::nested())                                         \
       mmaemu::shim::count_forwarded(routine, flops);                                                \
     mmaemu::shim::NestGuard guard;                                                                  \
     return real ARGS;                                                                               \

@@ -419,6 +419,13 @@ MMAEMU_API int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int
  *  UE4M3 per 16, per-tensor scales) into desc (other fields at their
  *  defaults). MMAEMU_ERR_ARGUMENT (listing them) for any other name. */
 MMAEMU_API int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc* desc);
+/** The number of block-scaled sgemm input policies (those
+ *  mmaemu_parse_block_scaled_policy accepts). */
+MMAEMU_API int mmaemu_block_scaled_policy_count(void);
+/** Name of block-scaled policy i, 0 <= i < mmaemu_block_scaled_policy_count()
+ *  ("mxfp8", ..., "nvfp4", in the order the messages list them); NULL for any
+ *  other i. */
+MMAEMU_API const char* mmaemu_block_scaled_policy_name(int i);
 
 /**
  * @brief sgemm from fp32 under a block-scaled policy: quantises op(A)'s rows
@@ -474,7 +481,7 @@ MMAEMU_API int mmaemu_format_storage_bytes(int f);
 MMAEMU_API int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n,
                               mmaemu_rounding r, int saturate);
 
-/* ---- Runtime control of the BLAS shim (blas_shim/shim_switch.cpp) --------
+/* ---- Runtime control of the BLAS shim (blas_shim/runtime_switch.cpp) ------
  * Only in libmmaemu.so. They act on the shim of the library they are called
  * in, which intercepts BLAS calls only when it was loaded before the BLAS
  * (LD_PRELOAD). The setting is process-wide and switched atomically: a BLAS

@@ -407,6 +407,12 @@ int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc
   });
 }
 
+int mmaemu_block_scaled_policy_count(void) { return static_cast<int>(std::size(kScaledPolicies)); }
+
+const char* mmaemu_block_scaled_policy_name(int i) {
+  return i >= 0 && i < mmaemu_block_scaled_policy_count() ? kScaledPolicies[i].name : nullptr;
+}
+
 int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy, mmaemu_accumulate accumulate,
                                   mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
                                   int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,

@@ -48,6 +48,29 @@ int main(void) {
                       A, 3, B, 2, 0.0f, C, 2) == MMAEMU_ERR_ARGUMENT);
   EXPECT(strstr(mmaemu_last_error(), "tf32") != NULL);
 
+  /* The block-scaled policies, enumerated: each name parses, the list ends,
+     and the parser's message names every one. */
+  EXPECT(mmaemu_block_scaled_policy_count() >= 6);
+  EXPECT(mmaemu_block_scaled_policy_name(-1) == NULL);
+  EXPECT(mmaemu_block_scaled_policy_name(mmaemu_block_scaled_policy_count()) == NULL);
+  EXPECT(strcmp(mmaemu_block_scaled_policy_name(0), "mxfp8") == 0);
+  {
+    mmaemu_block_scale_desc desc;
+    int p, nvfp4 = 0;
+    char message[1024];
+    EXPECT(mmaemu_parse_block_scaled_policy("mxfp9", &desc) == MMAEMU_ERR_ARGUMENT);
+    snprintf(message, sizeof message, "%s", mmaemu_last_error());
+    for (p = 0; p < mmaemu_block_scaled_policy_count(); ++p) {
+      const char* name = mmaemu_block_scaled_policy_name(p);
+      EXPECT(name != NULL);
+      if (!name) continue;
+      EXPECT(mmaemu_parse_block_scaled_policy(name, &desc) == MMAEMU_OK);
+      EXPECT(strstr(message, name) != NULL);
+      nvfp4 += strcmp(name, "nvfp4") == 0;
+    }
+    EXPECT(nvfp4 == 1);
+  }
+
   mmaemu_model_free(h100);
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;

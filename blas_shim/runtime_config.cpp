@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The setting from the environment (docs/shim.md, the table of variables):
+// read and checked at the first BLAS call; an unknown or malformed value
+// stops the program with exit status 2, never a silent native fallback.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "runtime.h"
+
+namespace mmaemu::shim {
+namespace {
+
+// MMA_VERBOSE=0|1 (at exit: the report of runtime_stats.cpp).
+void read_verbose(Config& cfg) {
+  const char* v = std::getenv("MMA_VERBOSE");
+  if (v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
+    config_error(std::string("MMA_VERBOSE='") + v + "' (valid: 0, 1)");
+  cfg.verbose = v && std::strcmp(v, "1") == 0;
+  if (cfg.verbose) std::atexit(print_report);
+}
+
+void read_accumulate(Config& cfg) {
+  const char* a = std::getenv("MMA_ACCUMULATE");
+  if (!a || !*a) return;
+  if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
+  else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_BLAS_INTO_C;
+  else config_error(std::string("MMA_ACCUMULATE='") + a + "' (valid: gpu-blas, accumulate-into-c)");
+}
+
+// A "native" or "model" variable (MMA_DGEMM, MMA_GEMV): true for model.
+bool read_native_or_model(const char* var) {
+  const char* v = std::getenv(var);
+  if (!v || !*v || std::strcmp(v, "native") == 0) return false;
+  if (std::strcmp(v, "model") != 0) config_error(std::string(var) + "='" + v + "' (valid: native, model)");
+  return true;
+}
+
+void read_environment(Config& cfg) {
+  read_verbose(cfg);
+  mmaemu_gemm_options_init(&cfg.options);
+  read_accumulate(cfg);
+  cfg.emulate_dgemm = read_native_or_model("MMA_DGEMM");
+  cfg.gemv_on_model = read_native_or_model("MMA_GEMV");
+  if (const char* sched = std::getenv("MMA_SCHEDULE"); sched && *sched) cfg.schedule = sched;
+  cfg.options.schedule = cfg.schedule.empty() ? nullptr : cfg.schedule.c_str();
+  const char* name = std::getenv("MMA_MODEL");
+  const char* policy = std::getenv("MMA_INPUT_FORMAT");
+  const std::string error = select(cfg, name ? name : "", policy ? policy : "", "MMA_MODEL", "MMA_INPUT_FORMAT");
+  if (!error.empty()) config_error(error);
+  if (cfg.verbose)
+    std::fprintf(stderr, "libmmaemu %s: %s%s\n", mmaemu_version(), describe(cfg).c_str(),
+                 cfg.model ? "" : ": MMA_MODEL is not set");
+}
+
+}  // namespace
+
+const Config& env_config() {
+  static Config cfg;
+  static std::once_flag once;
+  std::call_once(once, [] { read_environment(cfg); });
+  return cfg;
+}
+
+std::string describe(const Config& cfg) {
+  if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
+  return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
+         (cfg.options.accumulate == MMAEMU_ACC_BLAS_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
+         (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
+}
+
+}  // namespace mmaemu::shim

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The shim's statistics (MMA_VERBOSE=1, docs/shim.md): one table of calls,
+// flops and time per routine, emulated or forwarded to the system BLAS
+// untouched, so that the report names every BLAS call that did not run on
+// the model.
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime.h"
+
+namespace mmaemu::shim {
+namespace {
+
+// Where a row is reported: the emulated calls of one setting (reset at
+// each switch), the emulated gemv calls, the forwarded calls.
+enum class Part { setting, gemv, forwarded };
+
+struct Counter {
+  const char* name;
+  Part part;
+  std::atomic<long> calls{0};
+  std::atomic<double> flops{0}, seconds{0};
+};
+
+constexpr Part S = Part::setting, F = Part::forwarded;
+
+// Every routine the report can name, in the order it prints them; the
+// first rows in the order of Emulated.
+Counter g_table[] = {
+    {"sgemm", S}, {"ssyrk", S}, {"dgemm", S}, {"sbgemm", S}, {"sgemv", Part::gemv}, {"dgemv", Part::gemv},
+    {"sgemm", F}, {"dgemm", F}, {"ssymm", F}, {"dsymm", F}, {"ssyrk", F}, {"dsyrk", F}, {"ssyr2k", F},
+    {"dsyr2k", F}, {"strmm", F}, {"dtrmm", F}, {"strsm", F}, {"dtrsm", F}, {"sgemv", F}, {"dgemv", F},
+    {"sgbmv", F}, {"dgbmv", F}, {"ssymv", F}, {"dsymv", F}, {"ssbmv", F}, {"dsbmv", F}, {"sspmv", F},
+    {"dspmv", F}, {"strmv", F}, {"dtrmv", F}, {"stbmv", F}, {"dtbmv", F}, {"stpmv", F}, {"dtpmv", F},
+    {"strsv", F}, {"dtrsv", F}, {"stbsv", F}, {"dtbsv", F}, {"stpsv", F}, {"dtpsv", F}, {"sger", F},
+    {"dger", F}, {"ssyr", F}, {"dsyr", F}, {"sspr", F}, {"dspr", F}, {"ssyr2", F}, {"dsyr2", F},
+    {"sspr2", F}, {"dspr2", F},
+    // level 1 (level1.cpp): the Fortran names LAPACK's unblocked panels call
+    {"isamax", F}, {"idamax", F}, {"sswap", F}, {"dswap", F}, {"sscal", F}, {"dscal", F}, {"scopy", F},
+    {"dcopy", F}, {"saxpy", F}, {"daxpy", F}, {"sdot", F}, {"ddot", F}, {"snrm2", F}, {"dnrm2", F},
+    {"sasum", F}, {"dasum", F}, {"srot", F}, {"drot", F},
+};
+
+bool any_calls(Part part) {
+  for (const Counter& c : g_table)
+    if (c.part == part && c.calls) return true;
+  return false;
+}
+
+// An emulated routine's line: calls, flops and time.
+void print_emulated(Part part) {
+  for (const Counter& c : g_table)
+    if (c.part == part && c.calls)
+      std::fprintf(stderr, "libmmaemu: %-6s %8ld calls %12.4g flop %9.3f s\n", c.name, c.calls.load(), c.flops.load(),
+                   c.seconds.load());
+}
+
+void print_forwarded() {
+  if (!any_calls(Part::forwarded)) {
+    std::fprintf(stderr, "libmmaemu: not emulated: no BLAS level-1/2/3 calls\n");
+    return;
+  }
+  std::fprintf(stderr, "libmmaemu: not emulated (went to the system BLAS untouched):\n");
+  for (const Counter& c : g_table)
+    if (c.part == Part::forwarded && c.calls)
+      std::fprintf(stderr, "libmmaemu:   %-6s %8ld calls %12.4g flop\n", c.name, c.calls.load(), c.flops.load());
+}
+
+}  // namespace
+
+void count_emulated(Emulated routine, double flops, double seconds) {
+  Counter& c = g_table[static_cast<int>(routine)];
+  c.calls += 1;
+  c.flops.fetch_add(flops);
+  c.seconds.fetch_add(seconds);
+}
+
+void count_forwarded(const char* routine, double flops) {
+  for (Counter& c : g_table)
+    if (c.part == Part::forwarded && std::strcmp(c.name, routine) == 0) {
+      c.calls += 1;
+      c.flops.fetch_add(flops);
+      return;
+    }
+}
+
+void report_calls(const Config& cfg) {
+  if (!any_calls(Part::setting)) return;
+  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(cfg).c_str());
+  print_emulated(Part::setting);
+  for (Counter& c : g_table) {
+    if (c.part != Part::setting) continue;
+    c.calls = 0;
+    c.flops = 0;
+    c.seconds = 0;
+  }
+}
+
+void print_report() {
+  report_calls(current_config());
+  print_emulated(Part::gemv);
+  print_forwarded();
+}
+
+}  // namespace mmaemu::shim
