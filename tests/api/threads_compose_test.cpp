@@ -6,7 +6,9 @@
 //   - 4 application threads each running such GEMMs at once give the same
 //     bits, and the pool they share stays within the process's thread
 //     count (no team per caller);
-//   - the same with a busy competitor process spinning beside them.
+//   - the same with a busy competitor process spinning beside them;
+//   - GEMMs called from inside the pool's own tasks (nested: they run on
+//     their task's thread) give the same bits and never deadlock.
 // Nothing is timed: a hang ends at ctest's time-out (tests/api/CMakeLists.txt).
 // On a mismatch the message names the row, the thread count or caller, the
 // seed, the element and both values in hex.
@@ -218,4 +220,15 @@ TEST_CASE("4 concurrent callers beside a busy competitor process") {
   kill(competitor, SIGKILL);
   waitpid(competitor, nullptr, 0);
   CHECK(bad == 0);
+}
+
+TEST_CASE("GEMMs inside the pool's tasks (nested calls) give the bits of one thread") {
+  const std::vector<std::vector<float>>& want = one_thread();
+  std::atomic<int> bad{0};
+  const std::size_t rows = std::size(kRows);
+  mmaemu::driver::parallel_for(4, 2 * rows, mmaemu::driver::Assign::dynamic, [&](std::size_t t) {
+    const Row& r = kRows[t % rows];
+    bad += mismatches(r, "nested task " + std::to_string(t), want[t % rows], product(r, 2));  // (block-scaled: the default)
+  });
+  CHECK(bad.load() == 0);
 }
