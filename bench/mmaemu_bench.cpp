@@ -1,35 +1,47 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // mmaemu-bench: emulated GEMM throughput as a ratio to OpenBLAS sgemm on the
-// same matrices in the same run (never a timed test; see README).
+// same matrices in the same run (never a timed test; see docs/performance.md).
 //
 //   mmaemu-bench [--model M] [--input F] [--output F] [--n N[,N...]]
 //                [--shape M,N,K]... [--threads T[,T...]] [--csv FILE]
-//                [--repeat R] [--schedule S] [--validate DIR[,DIR...]] [--busy P]
+//                [--repeat R] [--schedule S] [--validate DIR[,DIR...]]
+//                [--mmaemu PATH] [--busy P | --load] [--callers C]
 //   mmaemu-bench --batch [--model M] [--threads T[,T...]] [--repeat R]
+// Everything is timed through the public C API (include/mmaemu/mmaemu.h)
+// of the shared library, so the same program can time an installed one.
 // --output: the unit's output format (fp16: the fp16 -> fp16 rows; A, B
 // and C stay fp32 in memory). --n: square products; --shape: any product
 // (repeatable), OpenBLAS timed on the same shape; either replaces the
 // default list (squares n = 64 ... 4096, m = 16 skinny, 10 x 10^6 x 10).
 // --batch: the batched instructions (mmaemu_dot_batch), dot/s per core.
 // --validate: `mmaemu validate` throughput on data sets (text or .npy,
-// mmaemu validate --convert), samples/s per thread count.
+// mmaemu validate --convert), samples/s per thread count: the mmaemu
+// command (--mmaemu PATH; default the one built beside this program) run
+// as a subprocess under MMA_NUM_THREADS.
 // --schedule runs every row under one schedule (promote:128, splitk:4, ...;
 // a combination as in the C API); the rows then name it.
 // The block-scaled rows (mxfp8, nvfp4: the shim's sgemm policies, through
 // mmaemu_sgemm_block_scaled, quantisation timed) take --threads through
 // MMA_NUM_THREADS.
 // --busy P: P competitor processes spin on the CPU for the whole run (a
-// machine whose cores are not all free); with two or more thread counts
-// the run ends with each row's time ratio to its first thread count
-// (docs/performance.md, "Threads under load").
+// machine whose cores are not all free); --load is --busy 1. --callers C:
+// C application threads each run the row's GEMM at once (each with its own
+// C; OpenBLAS timed the same way), GFLOP/s the aggregate over all callers.
+// The CSV's scenario column names the run's: quiet, load, busy:P,
+// callers:C, load+callers:C. With two or more thread counts the run ends
+// with each row's time ratio to its first thread count (docs/performance.md, "Threads under load").
+// peak_extra_mib: the row's peak resident memory above the resident set at
+// its start, where the operands are already written (VmHWM, reset through
+// /proc/self/clear_refs before each row).
 #include <cblas.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,13 +53,7 @@
 #include <vector>
 
 #include "mmaemu/mmaemu.h"
-#include "driver/fast_dot.h"
-#include "models/model.h"
-#include "ref/reference.h"
 #include "batch_rows.h"
-#include "validate/dataset.h"
-#include "validate/sample_engine.h"
-#include "validate/validate.h"
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" char* openblas_get_corename(void);
@@ -83,8 +89,7 @@ bool block_scaled_policy(const std::string& input) {
   return mmaemu_parse_block_scaled_policy(input.c_str(), &desc) == MMAEMU_OK;
 }
 
-// The default rows: a representative unit of each accumulation path, the fp16
-// results, the interleaved HMMA fp8 path and the block-scaled policies.
+// The representative rows of the fast-engine issue.
 const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
@@ -98,9 +103,17 @@ const std::vector<Case> kDefaultCases = {
 // An OpenBLAS older than the CPU (Debian 12's 0.3.21 on Emerald Rapids)
 // falls back to its generic Prescott kernel, several times slower; the
 // environment variable OPENBLAS_CORETYPE, read when the library loads,
-// chooses the kernel instead (docs/performance.md, "The bench and the
-// latest full run").
-void report_openblas_core() {
+// chooses the kernel instead (docs/performance.md, "The bench and the latest full run").
+bool report_openblas_core() {
+  // libmmaemu.so exports the CBLAS names too (the shim): the ratios need
+  // OpenBLAS's cblas_sgemm, the first in the search order.
+  Dl_info where{};
+  void* const sgemm = dlsym(RTLD_DEFAULT, "cblas_sgemm");
+  if (!sgemm || !dladdr(sgemm, &where) || !where.dli_fname || !std::strstr(where.dli_fname, "openblas")) {
+    std::fprintf(stderr, "mmaemu-bench: cblas_sgemm comes from %s, not OpenBLAS (link OpenBLAS before libmmaemu)\n",
+                 where.dli_fname ? where.dli_fname : "nowhere");
+    return false;
+  }
   const std::string core = openblas_get_corename();
   std::printf("OpenBLAS kernel: %s\n", core.c_str());
   if ((core == "Prescott" || core == "prescott") && __builtin_cpu_supports("avx2"))
@@ -108,6 +121,7 @@ void report_openblas_core() {
                  "mmaemu-bench: OpenBLAS runs its generic Prescott kernel on this AVX2 CPU (it does not know the "
                  "model); the ratios would flatter the emulator. Run with OPENBLAS_CORETYPE=Haswell (AVX2), "
                  "SkylakeX or Cooperlake (AVX-512).\n");
+  return true;
 }
 
 // --busy: the competitor processes, ended at exit.
@@ -139,10 +153,26 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double peak_rss_mib() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+// A "Key:   N kB" line of /proc/self/status, in MiB (-1: not found).
+double status_mib(const char* key) {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  double mib = -1;
+  const std::size_t len = std::strlen(key);
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, key, len) == 0 && line[len] == ':') mib = std::strtod(line + len + 1, nullptr) / 1024.0;
+  std::fclose(f);
+  return mib;
+}
+
+// Resets the peak resident set (VmHWM) to the current one; false where
+// the kernel does not allow it (the column then reads -1).
+bool reset_peak_rss() {
+  FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
 }
 
 std::vector<int> int_list(const char* s) {
@@ -165,49 +195,43 @@ double best_time(int r, F&& f) {
   return best;
 }
 
-// Dot products per second of the reference engine and of the fast engine
-// (one thread), H100 fp16 -> fp32, k = 16: the unit of a validation campaign.
-void engine_throughput() {
-  const mmaemu::Model model = mmaemu::lookup_model("H100");
-  const mmaemu::ModelRow& row = *model.find(mmaemu::Fmt::fp16, mmaemu::Fmt::fp32);
+// Dot products per second, H100 fp16 -> fp32, k = 16 (the unit of a
+// validation campaign), one thread: one instruction a call (mmaemu_tile,
+// the per-call cost included) and the batched engine (mmaemu_dot_batch).
+int engine_throughput() {
+  mmaemu_model* h = nullptr;
+  int m = 0, n = 0, k = 0;
+  if (mmaemu_model_lookup("H100", &h) != MMAEMU_OK ||
+      mmaemu_tile_shape(h, MMAEMU_FP16, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK) {
+    std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+    return 2;
+  }
   std::mt19937_64 rng(1);
-  const int dots = 20480, k = 16;
-  std::vector<uint64_t> a(dots * k), b(dots * k);
-  for (auto& x : a) x = rng() & 0x7BFF;
-  for (auto& x : b) x = rng() & 0xFBFF;
-  uint64_t sink = 0;
-  const double t_ref = best_time(1, [&] {
-    for (int i = 0; i < dots; ++i) sink += mmaemu::ref::dot(row, k, &a[i * k], &b[i * k], 0);
+  const int dots = 20480, kk = 16;
+  std::vector<uint16_t> a(static_cast<std::size_t>(dots) * kk), b(a.size());
+  for (auto& x : a) x = static_cast<uint16_t>(rng() & 0x7BFF);
+  for (auto& x : b) x = static_cast<uint16_t>(rng() & 0xFBFF);
+  std::vector<float> c(dots, 0.0f), d(dots);
+  int status = MMAEMU_OK;
+  const std::size_t ta = static_cast<std::size_t>(m) * k, tb = static_cast<std::size_t>(k) * n;
+  const int tiles = static_cast<int>(std::min<std::size_t>(1024, a.size() / std::max(ta, tb)));
+  const double t_tile = best_time(3, [&] {
+    for (int t = 0; t < tiles && status == MMAEMU_OK; ++t)
+      status = mmaemu_tile(h, MMAEMU_FP16, MMAEMU_FP32, &a[t * ta], &b[t * tb], c.data(), d.data());
   });
-  // driver::fast_dot_batch: the fast engine on codes, independent samples.
-  std::vector<uint64_t> c(dots, 0), d(dots);
-  const double t_fast = best_time(3, [&] {
-    mmaemu::driver::fast_dot_batch(row, dots, k, a.data(), b.data(), c.data(), d.data(), 1);
+  const double t_batch = best_time(3, [&] {
+    if (status == MMAEMU_OK)
+      status = mmaemu_dot_batch(h, MMAEMU_FP16, MMAEMU_FP32, dots, kk, a.data(), b.data(), c.data(), d.data(), 1);
   });
-  for (int i = 0; i < dots; ++i) sink += d[i];
-  // As `mmaemu validate` runs it: the files' fp32 patterns converted and
-  // decoded through the memo, then the step kernels (validate/sample_engine.h);
-  // 10 copies of the samples, as a set holds each value many times.
-  const int copies = 10, vdots = dots * copies;  // a multiple of 2048
-  std::vector<uint32_t> fa(a.size() * copies), fb(b.size() * copies);
-  for (std::size_t i = 0; i < fa.size(); ++i)
-    fa[i] = mmaemu::to_fp32_bits(row.in, a[i % a.size()]), fb[i] = mmaemu::to_fp32_bits(row.in, b[i % b.size()]);
-  std::vector<uint64_t> vc(vdots, 0), vd(vdots);
-  const double t_val = best_time(3, [&] {
-    mmaemu::validate::Elements memo(row, 2 * fa.size());
-    mmaemu::validate::Operands oa, ob;
-    const int chunk = 2048;  // samples, as validate's chunks of 2^15 operands
-    oa.resize(chunk * k), ob.resize(chunk * k);
-    for (int i0 = 0; i0 < vdots; i0 += chunk) {
-      for (std::size_t i = 0; i < static_cast<std::size_t>(chunk * k); ++i)
-        oa.set(i, memo(fa[i0 * k + i])), ob.set(i, memo(fb[i0 * k + i]));
-      mmaemu::validate::dot_samples(row, chunk, k, oa, ob, &vc[i0], &vd[i0], 1);
-    }
-  });
-  for (int i = 0; i < vdots; ++i) sink += vd[i];
-  std::printf("validation engine (H100 fp16->fp32, k = 16, 1 thread): reference %.3g dot/s, fast_dot %.3g dot/s, "
-              "validate (fp32 patterns in, memo fill included) %.3g dot/s%s\n",
-              dots / t_ref, dots / t_fast, vdots / t_val, sink == 42 ? " " : "");
+  mmaemu_model_free(h);
+  if (status != MMAEMU_OK) {
+    std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+    return 2;
+  }
+  std::printf("validation engine (H100 fp16->fp32, 1 thread): one tile a call (mmaemu_tile, %dx%dx%d) %.3g dot/s, "
+              "batched (mmaemu_dot_batch, k = %d) %.3g dot/s\n",
+              m, n, k, tiles * m * n / t_tile, kk, dots / t_batch);
+  return 0;
 }
 
 // "fp32", "fp16", ...: the unit's output format for mmaemu_gemm_options.
@@ -232,35 +256,69 @@ bool parse_shape(const char* text, Shape& s) {
 }
 
 // `mmaemu validate` on the sets under the roots, end to end (reading,
-// conversion, engine, comparison), timed per thread count.
-int validation_throughput(const std::vector<std::string>& roots, const std::vector<int>& threads) {
-  namespace val = mmaemu::validate;
-  std::string names, form;
+// conversion, engine, comparison): the command run under MMA_NUM_THREADS
+// for each thread count, its "total: N samples" line read back.
+int validation_throughput(const std::string& cli, const std::vector<std::string>& roots,
+                          const std::vector<int>& threads) {
+  std::string names, args;
   for (const std::string& r : roots) {
     names += (names.empty() ? "" : ",") + r;
-    for (const val::DataSet& set : val::find_sets(r)) {
-      const std::string f = val::data_file(set, "d_" + set.gpu + "_" + set.outputs[0]).extension().string();
-      form = form.empty() || form == f ? f : "mixed";
-    }
+    args += " '" + r + "'";
   }
   for (int t : threads) {
-    std::ostringstream os;
+    const std::string cmd = "MMA_NUM_THREADS=" + std::to_string(t) + " '" + cli + "' validate" + args + " 2>&1";
     const double t0 = now();
-    try {
-      val::run(roots, os, &val::Errata::bundled(), nullptr, t);
-    } catch (const val::DataError& e) {
-      std::fprintf(stderr, "mmaemu-bench: --validate: %s\n", e.what());
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) {
+      std::fprintf(stderr, "mmaemu-bench: --validate: cannot run %s\n", cli.c_str());
       return 2;
     }
+    std::string out;
+    char buf[4096];
+    for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, got);
+    pclose(p);
     const double dt = now() - t0;
-    const std::string out = os.str();
     const std::size_t at = out.rfind("total: ");
-    const std::size_t samples = at == std::string::npos ? 0 : std::strtoull(out.c_str() + at + 7, nullptr, 10);
-    std::printf("validation %s (%s files): %zu samples, %d thread%s, %.3f s: %.3g samples/s (%.3g per thread); %s",
-                names.c_str(), form.c_str(), samples, t, t == 1 ? "" : "s", dt, samples / dt, samples / dt / t,
-                at == std::string::npos ? "\n" : out.c_str() + at);
+    if (at == std::string::npos) {
+      std::fprintf(stderr, "mmaemu-bench: --validate: %s gave no total:\n%s", cmd.c_str(), out.c_str());
+      return 2;
+    }
+    const std::size_t samples = std::strtoull(out.c_str() + at + 7, nullptr, 10);
+    std::printf("validation %s: %zu samples, %d thread%s, %.3f s (process included): %.3g samples/s (%.3g per "
+                "thread); %s",
+                names.c_str(), samples, t, t == 1 ? "" : "s", dt, samples / dt, samples / dt / t, out.c_str() + at);
   }
   return 0;
+}
+
+// Best wall time over r rounds of `callers` threads each running f(caller)
+// once at the same time (the calling thread is caller 0). A round is timed
+// by the barrier's completion steps, which run once every thread has
+// arrived: from the last arrival before the calls to the last one after
+// them (a caller descheduled at the start cannot shorten the round).
+template <typename F>
+double best_time_callers(int callers, int r, F&& f) {
+  if (callers <= 1) return best_time(r, [&] { f(0); });
+  double t0 = 0, best = 1e300;
+  unsigned long phase = 0;
+  auto on_phase = [&]() noexcept {
+    const double t = now();
+    if (phase++ % 2 == 0) t0 = t;
+    else best = std::min(best, t - t0);
+  };
+  std::barrier sync(callers, on_phase);
+  auto rounds = [&](int who) {
+    for (int i = 0; i < r; ++i) {
+      sync.arrive_and_wait();
+      f(who);
+      sync.arrive_and_wait();
+    }
+  };
+  std::vector<std::thread> others;
+  for (int c = 1; c < callers; ++c) others.emplace_back(rounds, c);
+  rounds(0);
+  for (std::thread& t : others) t.join();
+  return best;
 }
 
 }  // namespace
@@ -271,8 +329,9 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<int> threads = {1, 2};
   std::vector<std::string> validate_roots;
+  std::string cli = MMAEMU_BENCH_CLI;
   bool batch = false;
-  int repeat = 0, busy = 0;
+  int repeat = 0, busy = 0, callers = 1;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     Shape shape{};
@@ -289,6 +348,9 @@ int main(int argc, char** argv) {
     else if (arg("--repeat")) repeat = std::atoi(argv[++i]);
     else if (arg("--schedule")) schedule = argv[++i];
     else if (arg("--busy")) busy = std::atoi(argv[++i]);
+    else if (std::strcmp(argv[i], "--load") == 0) busy = 1;
+    else if (arg("--callers")) callers = std::atoi(argv[++i]);
+    else if (arg("--mmaemu")) cli = argv[++i];
     else if (std::strcmp(argv[i], "--batch") == 0) batch = true;
     else if (arg("--validate")) {
       std::stringstream ss(argv[++i]);
@@ -296,7 +358,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: mmaemu-bench [--model M] [--input F] [--output F] [--n N,...] [--shape M,N,K]... "
-                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--busy P] | --batch\n");
+                   "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--mmaemu PATH] "
+                   "[--busy P | --load] [--callers C] | --batch\n");
       return 2;
     }
   }
@@ -329,6 +392,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (busy) std::printf("%d busy competitor process%s spinning for the whole run\n", busy, busy == 1 ? "" : "es");
+  if (callers < 1 || callers > 256) {
+    std::fprintf(stderr, "mmaemu-bench: --callers takes 1 .. 256 application threads\n");
+    return 2;
+  }
+  if (callers > 1) std::printf("%d application threads call each GEMM at once (GFLOP/s: all of them)\n", callers);
+  const std::string scenario = std::string(busy == 0 ? "" : busy == 1 ? "load" : "busy:" + std::to_string(busy)) +
+                               (busy && callers > 1 ? "+" : "") +
+                               (callers > 1 ? "callers:" + std::to_string(callers) : busy ? "" : "quiet");
   // Each row's time per thread count, for the ratios at the end.
   std::vector<std::pair<std::string, std::vector<double>>> times;
   FILE* csv = csv_file.empty() ? nullptr : std::fopen(csv_file.c_str(), "w");
@@ -336,16 +407,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mmaemu-bench: cannot write %s\n", csv_file.c_str());
     return 2;
   }
-  if (csv) std::fprintf(csv, "model,input,output,n,threads,gflops,openblas_gflops,ratio,peak_rss_mib\n");
-  report_openblas_core();
+  if (csv) std::fprintf(csv, "model,input,output,n,threads,scenario,gflops,openblas_gflops,ratio,peak_extra_mib\n");
+  if (!report_openblas_core()) return 2;
   std::printf("%-13s %-6s %-6s %14s %7s %10s %16s %9s %13s\n", "model", "input", "output", "n (m x n x k)",
-              "threads", "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak RSS MiB");
+              "threads", "GFLOP/s", "OpenBLAS GFLOP/s", "ratio", "peak extra MiB");
 
   std::mt19937_64 rng(2026);
   for (const Shape& sh : shapes) {
     const std::size_t m = static_cast<std::size_t>(sh.m), n = static_cast<std::size_t>(sh.n),
                       k = static_cast<std::size_t>(sh.k);
-    std::vector<float> A(m * k), B(k * n), C(m * n);
+    std::vector<float> A(m * k), B(k * n);
+    std::vector<std::vector<float>> Cs(static_cast<std::size_t>(callers), std::vector<float>(m * n));  // one each
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (float& x : A) x = dist(rng);
     for (float& x : B) x = dist(rng);
@@ -354,9 +426,9 @@ int main(int argc, char** argv) {
     for (int t : threads) {
       openblas_set_num_threads(t);
       const int r = repeat > 0 ? repeat : (flops <= 2.2e9 ? 3 : 1);
-      const double t_blas = best_time(r + 1, [&] {
+      const double t_blas = best_time_callers(callers, r + 1, [&](int who) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k, B.data(),
-                    sh.n, 0.0f, C.data(), sh.n);
+                    sh.n, 0.0f, Cs[who].data(), sh.n);
       });
       // OpenBLAS's idle workers spin for about 2^28 cycles after a call
       // (its THREAD_TIMEOUT) before they sleep; timed at once, a small
@@ -384,32 +456,39 @@ int main(int argc, char** argv) {
         opt.threads = t;
         if (scaled) setenv("MMA_NUM_THREADS", std::to_string(t).c_str(), 1);  // the sgemm policy path has no options
         opt.schedule = schedule.empty() ? nullptr : schedule.c_str();
-        int status = MMAEMU_OK;
-        const double t_emu = best_time(r, [&] {
-          status = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
-                                                      MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k,
-                                                      B.data(), sh.n, 0.0f, C.data(), sh.n)
-                          : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n,
-                                        sh.k, 1.0, A.data(), sh.k, B.data(), sh.n, 0.0, C.data(), sh.n);
+        std::vector<int> status(static_cast<std::size_t>(callers), MMAEMU_OK);
+        std::vector<std::string> error(status.size());
+        const bool peak_ok = reset_peak_rss();
+        const double rss0 = status_mib("VmRSS");
+        const double t_emu = best_time_callers(callers, r, [&](int who) {
+          float* C = Cs[who].data();
+          const int s = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
+                                                           MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k,
+                                                           B.data(), sh.n, 0.0f, C, sh.n)
+                               : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n,
+                                             sh.k, 1.0, A.data(), sh.k, B.data(), sh.n, 0.0, C, sh.n);
+          if (s != MMAEMU_OK && status[who] == MMAEMU_OK) status[who] = s, error[who] = mmaemu_last_error();
         });
+        const double extra = peak_ok && rss0 >= 0 ? std::max(0.0, status_mib("VmHWM") - rss0) : -1.0;
         mmaemu_model_free(h);
-        if (status != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s %s->%s: %s\n", c.model.c_str(), c.input.c_str(), c.output.c_str(),
-                       mmaemu_last_error());
-          return 2;
-        }
-        const double g = flops / t_emu * 1e-9, gb = flops / t_blas * 1e-9;
+        for (std::size_t w = 0; w < status.size(); ++w)
+          if (status[w] != MMAEMU_OK) {
+            std::fprintf(stderr, "mmaemu-bench: %s %s->%s: %s\n", c.model.c_str(), c.input.c_str(),
+                         c.output.c_str(), error[w].c_str());
+            return 2;
+          }
+        const double g = callers * flops / t_emu * 1e-9, gb = callers * flops / t_blas * 1e-9;
         const std::string name = schedule.empty() ? c.model : c.model + " " + schedule;
         const std::string row = name + " " + c.input + "->" + c.output + " " + shape_name;
         auto at = std::find_if(times.begin(), times.end(), [&](const auto& r) { return r.first == row; });
         if (at == times.end()) at = times.insert(times.end(), {row, {}});
         at->second.push_back(t_emu);
         std::printf("%-13s %-6s %-6s %14s %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(),
-                    c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
+                    c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, extra);
         std::fflush(stdout);
         if (csv)
-          std::fprintf(csv, "%s,%s,%s,%s,%d,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), c.output.c_str(),
-                       shape_name.c_str(), t, g, gb, g / gb, peak_rss_mib());
+          std::fprintf(csv, "%s,%s,%s,%s,%d,%s,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(),
+                       c.output.c_str(), shape_name.c_str(), t, scenario.c_str(), g, gb, g / gb, extra);
       }
     }
   }
@@ -423,8 +502,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
   }
-  engine_throughput();
   if (csv) std::fclose(csv);
-  if (!validate_roots.empty()) return validation_throughput(validate_roots, threads);
+  if (const int bad = engine_throughput()) return bad;
+  if (!validate_roots.empty()) return validation_throughput(cli, validate_roots, threads);
   return 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The README's benchmark table from one `mmaemu-bench --csv FILE` run.
 
-    python3 bench/summarise.py FILE [--threads T]
+    python3 bench/summarise.py FILE [--threads T] [--scenario S]
 
 Prints, per row of the run (model, input, output), GFLOP/s of every square
 size and the ratios to OpenBLAS on the same shape in the same run at
@@ -10,7 +10,10 @@ n = 2048, n = 128 and m = 16 (16 x 4096 x 4096), each against the targets of
 the performance issue (a row's class below), the speed-up of the multi-word
 experiment's 10 x 10 x 10^6 product (m x n x k) from one thread to T, and
 whether every target is met. Ratios are libmmaemu GFLOP/s / OpenBLAS
-cblas_sgemm GFLOP/s (column 8 of the CSV).
+cblas_sgemm GFLOP/s (the CSV's ratio column). A run's CSV has one
+scenario (quiet, load, busy:P, callers:C, load+callers:C); --scenario keeps
+the rows of one where files were joined (default: the first row's; a CSV
+without the column is a quiet run).
 """
 import argparse
 import csv
@@ -57,10 +60,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--scenario", default=None)
     args = ap.parse_args()
     data, order = {}, []
+    scenario = args.scenario
     with open(args.csv, newline="") as f:
         for r in csv.DictReader(f):
+            row_scenario = r.get("scenario") or "quiet"
+            if scenario is None:
+                scenario = row_scenario
+            if row_scenario != scenario:
+                continue
             key = (r["model"], r["input"], r["output"])
             if key not in data:
                 data[key] = {}

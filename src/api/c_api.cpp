@@ -19,7 +19,6 @@
 #include "mmaemu/version.h"
 #include "models/errors.h"
 #include "models/model.h"
-#include "ref/reference.h"
 
 struct mmaemu_model {
   mmaemu::Model model;
@@ -182,14 +181,14 @@ int mmaemu_tile(const mmaemu_model* model, mmaemu_format input, mmaemu_format ou
   const ModelRow* row = unit_row(model, input, output, status);
   if (!row) return status;
   if (!A || !B || !C || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
+  // One tile of the batched engine on this thread: ref::tile's bits
+  // (tests/driver/batch_test.cpp, every row and SIMD target) without the
+  // reference's allocations per product, and no thread started.
   return guarded([&] {
-    const std::size_t m = row->m, n = row->n, k = row->k;
-    std::vector<uint64_t> a(m * k), b(k * n), c(m * n), d(m * n);
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = driver::load(row->in, A, i);
-    for (std::size_t i = 0; i < b.size(); ++i) b[i] = driver::load(row->in, B, i);
-    for (std::size_t i = 0; i < c.size(); ++i) c[i] = driver::load(row->out, C, i);
-    ref::tile(*row, a.data(), b.data(), c.data(), d.data());
-    for (std::size_t i = 0; i < d.size(); ++i) driver::store(row->out, D, i, d[i]);
+    driver::BatchProblem p;
+    p.count = 1, p.m = row->m, p.n = row->n, p.k = row->k;
+    p.A = A, p.B = B, p.C = C, p.D = D;
+    driver::run_batch(*row, p, {1});
     return static_cast<int>(MMAEMU_OK);
   });
 }

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "hwy/base.h"
@@ -141,7 +142,7 @@ struct Call {
   bool half;  // a unit format of up to 16 bits: the SIMD packer, with `decode`
   fast::CodeDecode decode;
   uint64_t zero, nan;  // +0 and the unit's NaN in the output format
-  std::vector<uint32_t> pos;  // where chunk position l is packed (interleaved rows: permuted)
+  std::span<const uint32_t> pos;  // where chunk position l is packed (interleaved rows: permuted)
 };
 
 uint64_t load_out(const Call& x, std::size_t q) {
@@ -646,8 +647,13 @@ void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o
   x.real = fast::operand_kind(row) == fast::Operand::real;
   x.half = x.decode.width > 0;
   const bool inter = x.plan.simd && x.plan.simd_params.kind == fast::SimdKind::interleaved;
+  // (kept per thread between calls: a single tile allocates nothing; no
+  // task calls run_batch, so a thread's table serves one call at a time)
+  thread_local std::vector<uint32_t> pos;
+  pos.clear();
   for (std::size_t l = 0; l < x.kp_chunk; ++l)
-    x.pos.push_back(static_cast<uint32_t>(inter ? l - l % x.step + pair_position(l % x.step, x.step / 2) : l));
+    pos.push_back(static_cast<uint32_t>(inter ? l - l % x.step + pair_position(l % x.step, x.step / 2) : l));
+  x.pos = pos;
   const Engine e = engine_of(x.plan, p.k, x.step);
   x.table = e == Engine::scalar ? nullptr : entry_table(row);
   if (p.storage == BatchStorage::codes) return run_tasks<uint64_t>(x, e, o.threads);

@@ -29,6 +29,11 @@ inline std::size_t rows_per_thread(std::size_t m, int threads) {
 /// the same few cache sets, 4 KiB apart.
 inline constexpr std::size_t kKFewColumns = 1008;
 
+/// Scratch (accumulators, packed panels) is kept per thread between calls,
+/// so that small products allocate nothing; a buffer past this size is
+/// released at the end of the call.
+inline constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+
 /// One GEMM call as the macro-kernels see it.
 struct GemmCall {
   const GemmSpec& spec;

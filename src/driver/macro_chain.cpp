@@ -92,10 +92,27 @@ void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, st
     for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, cp.j0 + w_lo, w_hi - w_lo);
 }
 
+// The accumulators and packed B, kept per thread between calls (macro.h,
+// kKeepBytes); every element is written before it is read.
+template <typename T>
+struct ChainScratch {
+  AlignedBuf<T> acc, b;
+  void trim() {
+    for (AlignedBuf<T>* buf : {&acc, &b})
+      if (buf->cap * sizeof(T) > kKeepBytes) *buf = AlignedBuf<T>{};
+  }
+};
+
 template <typename T>
 void run_chain(const GemmCall& g) {
   constexpr std::size_t NR = kNR<T>, NC = sizeof(T) == 8 ? kNC64 : kNC32;
-  AlignedBuf<T> acc_buf, b_buf;
+  thread_local ChainScratch<T> scratch;
+  struct Trim {  // on every path out
+    ChainScratch<T>& s;
+    ~Trim() { s.trim(); }
+  } trim{scratch};
+  AlignedBuf<T>& acc_buf = scratch.acc;
+  AlignedBuf<T>& b_buf = scratch.b;
   for (std::size_t j0 = 0; j0 < g.n; j0 += NC) {
     ChainPanel cp{};
     cp.j0 = j0;

@@ -143,6 +143,16 @@ void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const 
   for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
 }
 
+// The accumulators and B's panel of run_exact_macro, kept per thread.
+struct ExactScratch {
+  std::vector<uint32_t> acc;
+  ExactPanel b;
+  void trim() {
+    if (acc.capacity() * sizeof(uint32_t) > kKeepBytes) acc = {};
+    if ((b.val.cap + b.lo.cap + b.hi.cap) * sizeof(double) + b.special.capacity() > kKeepBytes) b = ExactPanel{};
+  }
+};
+
 }  // namespace
 
 // Per N panel and k chunk, B packed by all threads (lane groups or
@@ -153,8 +163,14 @@ void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
   const std::size_t KC = std::max<std::size_t>(1, (few ? kKFewColumns : kKTarget) / step) * step;
-  std::vector<uint32_t> acc(g.m * std::min(kNC, g.n));
-  ExactPanel b;
+  thread_local ExactScratch scratch;  // kept between calls (macro.h, kKeepBytes)
+  struct Trim {  // on every path out
+    ExactScratch& s;
+    ~Trim() { s.trim(); }
+  } trim{scratch};
+  std::vector<uint32_t>& acc = scratch.acc;
+  acc.assign(g.m * std::min(kNC, g.n), 0u);
+  ExactPanel& b = scratch.b;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
   for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
     ExactTasks p{};

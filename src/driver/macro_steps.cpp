@@ -247,8 +247,7 @@ std::size_t b_slices(const GemmCall& g, std::size_t groups, std::size_t steps) {
 }
 
 // Scratch kept between calls (no allocation per call for small products);
-// buffers past kKeepBytes are released at the end of the call.
-constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
+// buffers past kKeepBytes (macro.h) are released at the end of the call.
 struct StepsScratch {
   std::vector<uint32_t> acc32;
   std::vector<uint64_t> acc64;

@@ -152,31 +152,80 @@ void* worker_main(void* arg) {
   return nullptr;
 }
 
-// The workers: those free for a job, and all of them (never freed).
+// Whole numbers 1 .. kMaxThreads; 0 for anything else.
+int parse_threads(const char* v) {
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  return (*end == '\0' && x > 0 && x <= kMaxThreads) ? static_cast<int>(x) : 0;
+}
+
+// MMA_NUM_THREADS is ours: a malformed or out-of-range value is refused
+// (OMP_NUM_THREADS belongs to the OpenMP runtime, which reports its own).
+int mma_num_threads() {
+  const char* v = std::getenv("MMA_NUM_THREADS");
+  if (!v || !*v) return 0;
+  if (const int t = parse_threads(v)) return t;
+  throw std::invalid_argument(std::string("MMA_NUM_THREADS='") + v + "': not a whole number from 1 to " +
+                              std::to_string(kMaxThreads));
+}
+
+int cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// thread_count(0) without its exception (a malformed MMA_NUM_THREADS is
+// reported where a call reads it: the cap then counts the cores).
+int default_threads() {
+  if (const int t = parse_threads(std::getenv("MMA_NUM_THREADS"))) return t;
+  if (const int t = parse_threads(std::getenv("OMP_NUM_THREADS"))) return t;
+  return std::min(cores(), kMaxThreads);
+}
+
+// The workers: those free for a job, and all of them (never freed). One
+// pool per process, shared by every caller: `busy_` counts the threads that
+// run parallel_for work now (each caller inside a call with helpers, and
+// the workers it holds), and no call takes a helper that would bring it
+// above the process's cap (thread_count(0), or the call's own count where
+// that is larger). A caller that finds the helpers busy runs its tasks
+// itself: application threads calling at once run side by side, one thread
+// each, instead of each starting a team (no oversubscription).
 class Pool {
  public:
-  // Up to `count` free workers, created if need be: fewer if the system
-  // refuses a thread (the pool then stays at the size it had reached).
-  std::vector<Worker*> acquire(int count) {
+  // Enters a call (the caller counted as busy) and takes up to `count`
+  // workers, no more than `cap` allows: free ones first, then new ones
+  // (fewer if the system refuses a thread: the pool then stays at the
+  // size it had reached).
+  std::vector<Worker*> acquire(int count, int cap) {
     std::lock_guard<std::mutex> lock(mutex_);
+    const int room = std::max(0, std::min(count, cap - busy_ - 1));
     std::vector<Worker*> got;
-    got.reserve(static_cast<std::size_t>(count));
-    while (static_cast<int>(got.size()) < count && !free_.empty()) got.push_back(free_.back()), free_.pop_back();
-    while (static_cast<int>(got.size()) < count && !refused_) {
+    got.reserve(static_cast<std::size_t>(room));
+    ++busy_;
+    while (static_cast<int>(got.size()) < room && !free_.empty()) got.push_back(free_.back()), free_.pop_back();
+    while (static_cast<int>(got.size()) < room && !refused_) {
       Worker* w = start_worker();
       if (!w) refused_ = true;
       else got.push_back(w);
     }
+    busy_ += static_cast<int>(got.size());
     return got;
   }
+  // Leaves a call: its workers are free again.
   void release(const std::vector<Worker*>& workers) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.insert(free_.end(), workers.begin(), workers.end());
+    busy_ -= 1 + static_cast<int>(workers.size());
   }
   std::size_t size() {
     std::lock_guard<std::mutex> lock(mutex_);
     return all_.size();
   }
+  // The threads the process's calls use together: MMA_NUM_THREADS, else
+  // OMP_NUM_THREADS, else the cores (read once per pool).
+  int cap() const { return cap_; }
 
   Pool* previous = nullptr;  // the pool of the parent, after fork() (kept reachable)
 
@@ -209,6 +258,8 @@ class Pool {
   std::mutex mutex_;
   std::vector<Worker*> free_, all_;
   bool refused_ = false;
+  int busy_ = 0;
+  const int cap_ = default_threads();
 };
 
 // The process's pool. A child made by fork() has none of the parent's
@@ -227,30 +278,6 @@ Pool& pool() {
     });
   });
   return *g_pool.load(std::memory_order_acquire);
-}
-
-// Whole numbers 1 .. kMaxThreads; 0 for anything else.
-int parse_threads(const char* v) {
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  return (*end == '\0' && x > 0 && x <= kMaxThreads) ? static_cast<int>(x) : 0;
-}
-
-// MMA_NUM_THREADS is ours: a malformed or out-of-range value is refused
-// (OMP_NUM_THREADS belongs to the OpenMP runtime, which reports its own).
-int mma_num_threads() {
-  const char* v = std::getenv("MMA_NUM_THREADS");
-  if (!v || !*v) return 0;
-  if (const int t = parse_threads(v)) return t;
-  throw std::invalid_argument(std::string("MMA_NUM_THREADS='") + v + "': not a whole number from 1 to " +
-                              std::to_string(kMaxThreads));
-}
-
-int cores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
@@ -279,7 +306,12 @@ void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body) {
     return;
   }
   Pool& p = pool();
-  const std::vector<Worker*> workers = p.acquire(want - 1);
+  struct Lease {  // the workers and the caller's place, given back on every path
+    Pool& pool;
+    const std::vector<Worker*> workers;
+    ~Lease() { pool.release(workers); }
+  } lease{p, p.acquire(want - 1, std::max(p.cap(), want))};
+  const std::vector<Worker*>& workers = lease.workers;
   Job job(body, tasks, assign, static_cast<int>(workers.size()) + 1);
   const int here = sched_getcpu();
   for (std::size_t i = 0; i < workers.size(); ++i) {
@@ -300,7 +332,6 @@ void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body) {
     const auto until = spin_until(w->cpu.load(std::memory_order_relaxed));
     for (uint32_t d; (d = w->done.load(std::memory_order_acquire)) != w->ticket;) wait_change(w->done, d, until);
   }
-  p.release(workers);
   if (job.error) std::rethrow_exception(job.error);
 }
 

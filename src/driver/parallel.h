@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The library's own threads (docs/kernels.md, "Threads"): a parallel-for
-// over a count of tasks on a small pool of persistent workers, the calling
-// thread taking part. A waiting thread spins for a few microseconds, then
+// over a count of tasks on one process-wide pool of persistent workers, the
+// calling thread taking part. Callers share the pool: the threads running
+// calls at once stay within the process's thread count, and a caller whose
+// helpers are busy runs its tasks itself (no oversubscription, no wait). A waiting thread spins for a few microseconds, then
 // sleeps (futex): it never holds a core for milliseconds, whatever the
 // process's OpenMP settings, which stay the user's. Fork-safe: a child
 // made by fork() starts a fresh pool.
@@ -55,8 +57,10 @@ class TaskRef {
 /// Runs body(t) for every t in [0, tasks) on at most `threads` threads,
 /// the caller one of them, and returns when every task has run. Fewer
 /// threads run when there are fewer tasks, when called from inside a task
-/// (nested calls run on their own thread), or when the system cannot
-/// create more. Every task runs under the kernels' floating-point
+/// (nested calls run on their own thread), when other calls hold the
+/// helpers (the threads of all calls at once stay within thread_count(0),
+/// or this call's `threads` where larger; the caller always runs), or when
+/// the system cannot create more. Every task runs under the kernels' floating-point
 /// environment (kernels/fp_env.h: round to nearest, no FTZ/DAZ), the
 /// caller's restored on return. The caller never waits for a worker that
 /// has not started: what it would have run, the others run. The first
@@ -64,7 +68,8 @@ class TaskRef {
 /// (tasks not yet started are skipped).
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body);
 
-/// Pool workers started so far (tests).
+/// Pool workers started so far (tests): at most max(thread_count(0), the
+/// largest `threads` of a call) less one (the caller).
 std::size_t pool_workers();
 
 }  // namespace mmaemu::driver

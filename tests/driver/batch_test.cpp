@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The batched engine (driver/batch.h) equals N single instructions, bit for
 // bit, for every row the differential tests cover, on every SIMD target:
-// stacks of tiles against ref::tile (what mmaemu_tile runs), stacks of dot
-// products of any k against ref::dot, with 1-3 threads, both storages,
-// NaN/Inf inputs now and then, and short last lane groups.
+// stacks of tiles against ref::tile (mmaemu_tile runs this engine on one
+// tile), stacks of dot products of any k against ref::dot, with 1-3
+// threads, both storages, NaN/Inf inputs now and then, and short last lane
+// groups.
 // MMAEMU_DIFF_SCALE multiplies the counts; MMAEMU_TEST_SEED the seed.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>

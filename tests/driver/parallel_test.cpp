@@ -8,10 +8,13 @@
 #include <doctest/doctest.h>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -124,6 +127,64 @@ TEST_CASE("concurrent callers and more threads than cores") {
     });
   for (std::thread& t : callers) t.join();
   CHECK(total.load() == static_cast<long>(kCallers) * kRounds * (17 * 18 / 2));
+}
+
+// One pool per process: while a call holds every helper the process's
+// thread count allows, another caller runs all of its tasks itself, at
+// once (no new worker, no wait for the busy ones).
+TEST_CASE("a caller whose helpers are busy runs its tasks itself") {
+  const int cap = thread_count(0);
+  std::atomic<int> started{0};
+  std::atomic<bool> release{false};
+  std::thread holder([&] {
+    parallel_for(cap, static_cast<std::size_t>(cap), Assign::blocks, [&](std::size_t) {
+      started.fetch_add(1);
+      while (!release.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    });
+  });
+  while (started.load() < cap) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const std::size_t workers = pool_workers();
+  const std::thread::id me = std::this_thread::get_id();
+  std::atomic<int> elsewhere{0}, ran{0};
+  parallel_for(cap, 64, Assign::dynamic, [&](std::size_t) {
+    ran.fetch_add(1);
+    if (std::this_thread::get_id() != me) elsewhere.fetch_add(1);
+  });
+  release.store(true);
+  holder.join();
+  CHECK(ran.load() == 64);
+  CHECK_MESSAGE(elsewhere.load() == 0, elsewhere.load() << " tasks ran on another thread while the helpers were busy");
+  CHECK(pool_workers() == workers);
+}
+
+// Application threads calling at once share the pool: in a child made by
+// fork() (a fresh pool), 4 callers asking for the process's thread count
+// start at most that count less one workers between them (one team per
+// caller would start up to 4 times as many).
+TEST_CASE("concurrent callers start no more workers than the thread count") {
+  const int cap = thread_count(0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::atomic<long> total{0};
+    std::vector<std::thread> callers;
+    for (int c = 0; c < 4; ++c)
+      callers.emplace_back([&] {
+        for (int r = 0; r < 200; ++r)
+          parallel_for(cap, 32, Assign::dynamic, [&](std::size_t t) {
+            long s = 0;  // tasks of some microseconds, so that the callers overlap
+            for (long i = 0; i < 4000; ++i) s += i ^ static_cast<long>(t);
+            total.fetch_add(static_cast<long>(t) + 1 + (s == -1));
+          });
+      });
+    for (std::thread& t : callers) t.join();
+    const bool ok = total.load() == 4L * 200 * (32 * 33 / 2) && pool_workers() + 1 <= static_cast<std::size_t>(cap);
+    if (!ok) std::fprintf(stderr, "%zu workers for a thread count of %d, total %ld\n", pool_workers(), cap, total.load());
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
 // After a job the workers spin for microseconds, then sleep: an idle
