@@ -3,7 +3,8 @@
 // either assignment and any thread count; nested calls, exceptions, the
 // floating-point environment; concurrent callers and oversubscription (a
 // hang would end at ctest's time-out, nothing is timed); and idle workers
-// that sleep instead of spinning (CPU time, not wall time).
+// that sleep instead of spinning (CPU time, not wall time); and the GEMM's
+// rule for how many threads a product of a given size gets (driver/gemm.h).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -24,6 +25,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "driver/gemm.h"
 #include "driver/parallel.h"
 
 using namespace mmaemu::driver;
@@ -210,4 +212,21 @@ TEST_CASE("thread counts outside 0 .. kMaxThreads are refused, naming the range"
   CHECK(thread_count(kMaxThreads) == kMaxThreads);
   CHECK(thread_count(3) == 3);
   CHECK(thread_count(0) >= 1);
+}
+
+// The GEMM's thread rule (driver/gemm.h, kWorkPerThread = 2^21 multiply-adds
+// per thread): with 2 threads asked for, 128^3 (exactly 2^21) runs on one,
+// 162^3 and 163^3 (past 2 * 2^21) on two, 161^3 (just below) on one.
+TEST_CASE("gemm_threads: one thread at 128^3, two from about 162^3 (threads = 2)") {
+  mmaemu::driver::GemmSpec spec{};
+  spec.threads = 2;
+  CHECK(kWorkPerThread == std::size_t{1} << 21);
+  CHECK(gemm_threads(spec, 128, 128, 128) == 1);
+  CHECK(gemm_threads(spec, 161, 161, 161) == 1);
+  CHECK(gemm_threads(spec, 162, 162, 162) == 2);
+  CHECK(gemm_threads(spec, 163, 163, 163) == 2);
+  CHECK(gemm_threads(spec, 4096, 4096, 4096) == 2);  // never more than asked for
+  CHECK(gemm_threads(spec, 128, 128, 0) == 1);       // k = 0 counts as 1
+  spec.work_per_thread = 1;                          // the tests' override
+  CHECK(gemm_threads(spec, 2, 1, 1) == 2);
 }

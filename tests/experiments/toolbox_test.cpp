@@ -191,8 +191,17 @@ TEST_CASE("full: multiword --toolbox reproduces the published files on the whole
   check_sets(Fmt::fp16, "b200", {1, 2}, 1000000);
   check_sets(Fmt::e5m2, "l40s", {1, 4, 6}, 1000000);
   check_sets(Fmt::e5m2, "h100", {1, 4}, 1000000, true);
-  // (The CDNA series on the whole grid take about an hour here: docs/tools.md
-  // gives the commands that reproduce their files.)
+}
+
+// About 10-60 s per series on two cores.
+TEST_CASE("full: multiword --toolbox reproduces experiments_CDNA.m's files on the whole grid" * doctest::skip()) {
+  for (const ToolboxSeries& s : toolbox_series()) {
+    const std::string model = s.model;
+    if (model.rfind("mi", 0) != 0) continue;  // the CDNA series (experiments_CDNA.m)
+    CAPTURE(model);
+    CAPTURE(toolbox_format_name(s.in));
+    check_sets(s.in, s.model, s.words, 1000000, opened_session(s));
+  }
 }
 
 TEST_CASE("multiword --toolbox: the CLI prints the file, and refuses what the script does not run") {

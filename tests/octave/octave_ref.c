@@ -17,6 +17,9 @@
          A, B in [-1, 1) as doubles; p words each (the toolbox experiment's split,
          RNE), D = sum over j + k - 2 < p of the toolbox GEMM of
          (u^(j+k-2) A_j, B_k) accumulated into D (u = 2^-t of IN)
+     octave_ref round FORMAT ROUNDING INFILE OUTFILE
+         the binary64 values of INFILE rounded to FORMAT (ROUNDING rne, rz,
+         rd, ru or rna; mmaemu_convert there and back), written to OUTFILE
 
    A and B (toolbox, gemm) hold values of the input format; C of the output
    format. */
@@ -108,9 +111,42 @@ static void toolbox_gemm(const mmaemu_model* mdl, mmaemu_format in, mmaemu_forma
   free(b);
 }
 
+static mmaemu_rounding rounding(const char* name) {
+  const char* names[] = {"rne", "rz", "rd", "ru", "rna"};
+  const mmaemu_rounding r[] = {MMAEMU_RNE, MMAEMU_RZ, MMAEMU_RD, MMAEMU_RU, MMAEMU_RNA};
+  for (int i = 0; i < 5; ++i)
+    if (!strcmp(name, names[i])) return r[i];
+  fprintf(stderr, "octave_ref: unknown rounding '%s'\n", name);
+  exit(2);
+}
+
+/* The round mode: INFILE's doubles rounded to FORMAT, written to OUTFILE. */
+static int round_file(const char* fmt, const char* rnd, const char* in, const char* out) {
+  const mmaemu_format f = format(fmt);
+  const mmaemu_rounding r = rounding(rnd);
+  FILE* fi = fopen(in, "rb");
+  if (!fi) return 2;
+  fseek(fi, 0, SEEK_END);
+  const size_t n = (size_t)ftell(fi) / 8;
+  fseek(fi, 0, SEEK_SET);
+  double *x = malloc(n * 8 + 8), *y = malloc(n * 8 + 8);
+  int ok = fread(x, 8, n, fi) == n;
+  fclose(fi);
+  if (ok) {
+    round_to(f, r, x, 1.0, n, y);
+    FILE* fo = fopen(out, "wb");
+    ok = fo && fwrite(y, 8, n, fo) == n;
+    if (fo) fclose(fo);
+  }
+  free(x);
+  free(y);
+  return ok ? 0 : 2;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const char* mode = argv[1];
+  if (!strcmp(mode, "round") && argc == 6) return round_file(argv[2], argv[3], argv[4], argv[5]);
   if (!strcmp(mode, "toolbox") && argc == 12) {
     mmaemu_model* mdl = model(argv[2]);
     const mmaemu_format in = format(argv[3]), out = format(argv[4]);

@@ -4,8 +4,14 @@
  * calls emulated: sgetrf of a random 150 x 150 matrix and spotrf of a
  * positive-definite one must succeed (info = 0) with LAPACK's normal
  * residual, ||P L U - A||_1 / (n ||A||_1 eps) and ||U^T U - A||_1 / (n
- * ||A||_1 eps) below LAPACK's test threshold of 30. A wrong epilogue
- * (alpha (beta C + A B) for alpha A B + beta C) gives ratios near 10^7. */
+ * ||A||_1 eps) below LAPACK's test threshold of 30; so must sgeqrf of a
+ * random 256 x 192 matrix, Q formed by sorgqr: ||Q R - A||_1 / (m ||A||_1
+ * eps) and ||Q^T Q - I||_1 / (m eps) (LAPACK's sqrt01 ratios).
+ * sgetrf's and spotrf's sgemm calls all have alpha = -1, beta = 1; slarfb
+ * (sgeqrf's and sorgqr's blocked steps) also calls sgemm with alpha = beta
+ * = 1 (W := W + C2^T V2), the case where accumulate-into-c starts the
+ * chain from beta C. A wrong epilogue (alpha (beta C + A B) for alpha A B +
+ * beta C) turns every alpha = -1 update into -(C + A B): ratios near 10^7. */
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -13,9 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { N = 150 };
+enum { N = 150, QM = 256, QN = 192 };
 typedef void (*getrf_fn)(const int*, const int*, float*, const int*, int*, int*);
 typedef void (*potrf_fn)(const char*, const int*, float*, const int*, int*);
+typedef void (*geqrf_fn)(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
+typedef void (*orgqr_fn)(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*,
+                         int*);
 
 static unsigned g_seed = 27;
 static double rnd(void) {
@@ -89,6 +98,49 @@ static double potrf_ratio(potrf_fn potrf, int* info) {
   return ratio(R, A);
 }
 
+/* ||X||_1 of an m x n column-major matrix. */
+static double norm1_mn(const double* x, int m, int n) {
+  double best = 0;
+  for (int j = 0; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < m; ++i) s += fabs(x[(size_t)j * m + i]);
+    if (s > best) best = s;
+  }
+  return best;
+}
+
+/* sgeqrf of a random QM x QN matrix, Q (QM x QN) by sorgqr: `res` =
+ * ||Q R - A||_1 / (QM ||A||_1 eps), `orth` = ||Q^T Q - I||_1 / (QM eps). */
+static void geqrf_ratios(geqrf_fn geqrf, orgqr_fn orgqr, int* info, double* res, double* orth) {
+  static float A[QM * QN], F[QM * QN], tau[QN], work[64 * QN];
+  static double D[QM * QN], Ad[QM * QN], O[QN * QN];
+  for (int i = 0; i < QM * QN; ++i) A[i] = (float)rnd();
+  memcpy(F, A, sizeof A);
+  const int m = QM, n = QN, lwork = 64 * QN;
+  geqrf(&m, &n, F, &m, tau, work, &lwork, info);
+  if (*info != 0) return;
+  static float R[QN * QN];  /* the upper triangle of the factor, before sorgqr overwrites it */
+  for (int j = 0; j < QN; ++j)
+    for (int i = 0; i < QN; ++i) R[j * QN + i] = i <= j ? F[(size_t)j * QM + i] : 0.0f;
+  orgqr(&m, &n, &n, F, &m, tau, work, &lwork, info);
+  if (*info != 0) return;
+  for (int j = 0; j < QN; ++j) /* D = Q R - A */
+    for (int i = 0; i < QM; ++i) {
+      double s = 0;
+      for (int l = 0; l <= j; ++l) s += (double)F[(size_t)l * QM + i] * R[j * QN + l];
+      D[(size_t)j * QM + i] = s - A[(size_t)j * QM + i];
+      Ad[(size_t)j * QM + i] = A[(size_t)j * QM + i];
+    }
+  *res = norm1_mn(D, QM, QN) / (QM * norm1_mn(Ad, QM, QN) * FLT_EPSILON);
+  for (int j = 0; j < QN; ++j) /* O = Q^T Q - I */
+    for (int i = 0; i < QN; ++i) {
+      double s = i == j ? -1.0 : 0.0;
+      for (int l = 0; l < QM; ++l) s += (double)F[(size_t)i * QM + l] * F[(size_t)j * QM + l];
+      O[j * QN + i] = s;
+    }
+  *orth = norm1_mn(O, QN, QN) / (QM * FLT_EPSILON);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: lapack_test LIBLAPACK\n");
@@ -97,7 +149,9 @@ int main(int argc, char** argv) {
   void* lib = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
   getrf_fn getrf = lib ? (getrf_fn)dlsym(lib, "sgetrf_") : NULL;
   potrf_fn potrf = lib ? (potrf_fn)dlsym(lib, "spotrf_") : NULL;
-  if (!getrf || !potrf) {
+  geqrf_fn geqrf = lib ? (geqrf_fn)dlsym(lib, "sgeqrf_") : NULL;
+  orgqr_fn orgqr = lib ? (orgqr_fn)dlsym(lib, "sorgqr_") : NULL;
+  if (!getrf || !potrf || !geqrf || !orgqr) {
     fprintf(stderr, "lapack_test: %s\n", dlerror());
     return 2;
   }
@@ -108,7 +162,13 @@ int main(int argc, char** argv) {
   const double ch = potrf_ratio(potrf, &info);
   printf("spotrf n = %d: info %d, ||U^T U - A|| / (n ||A|| eps) = %.3g\n", N, info, ch);
   failed += info != 0 || !(ch < 30);
-  printf("lapack: %d passed, %d failed\n", 2 - failed, failed);
+  double qr = INFINITY, orth = INFINITY;
+  geqrf_ratios(geqrf, orgqr, &info, &qr, &orth);
+  printf("sgeqrf %d x %d: info %d, ||QR - A|| / (m ||A|| eps) = %.3g, ||Q^T Q - I|| / (m eps) = %.3g\n", QM, QN,
+         info, qr, orth);
+  failed += info != 0 || !(qr < 30);
+  failed += info != 0 || !(orth < 30);
+  printf("lapack: %d passed, %d failed\n", 4 - failed, failed);
   fflush(stdout);  /* before the preloaded library's report at exit */
   return failed != 0;
 }

@@ -57,6 +57,8 @@ netlib_test(netlib_xscblat3_MI250_accumulate_into_c xscblat3 sin3 stdout full
             "MMA_MODEL=MI250;MMA_ACCUMULATE=accumulate-into-c" sgemm)
 netlib_test(netlib_xblat3d_MI250_accumulate_into_c xblat3d dblat3.in dblat3.out full
             "MMA_MODEL=MI250;MMA_DGEMM=model;MMA_ACCUMULATE=accumulate-into-c" dgemm)
+netlib_test(netlib_xdcblat3_MI250_accumulate_into_c xdcblat3 din3 stdout full
+            "MMA_MODEL=MI250;MMA_DGEMM=model;MMA_ACCUMULATE=accumulate-into-c" dgemm)
 foreach(tester "xscblat3;sin3;stdout" "xblat3s;sblat3.in;sblat3.out" "xdcblat3;din3;stdout" "xblat3d;dblat3.in;dblat3.out")
   list(GET tester 0 exe)
   list(GET tester 1 input)

@@ -14,11 +14,20 @@
  *                      mmaemu_sgemm_block_scaled_acc with that accumulation
  *                      (and not the other's), and ssyrk those of cblas_sgemm
  *                      on the triangle, n across two 512-tiles (op(A) is
- *                      quantised once; tiles over n keep the bits). */
+ *                      quantised once; tiles over n keep the bits).
+ *   syrk_test krange   MMA_INPUT_FORMAT a block-scaled policy: ssyrk with
+ *                      k = 2^31 - 31 (past the C API's int range once padded
+ *                      to whole blocks of 32) must stop with a clear message
+ *                      and exit status 2 before it reads A or allocates: A
+ *                      (k x 1, lda = k, valid BLAS) is address space mapped
+ *                      without access, so touching it would crash instead. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "mmaemu/mmaemu.h"
@@ -178,12 +187,32 @@ static int limited(long long headroom, int n) {
   return !ok;
 }
 
+/* ssyrk with k past the C API's int range once padded to blocks: the call
+ * must exit (status 2, checked by the test's regular expression) before
+ * touching A or allocating k-sized scratch. */
+static int k_range(void) {
+  const int k = INT_MAX - 30, n = 1;
+  const size_t bytes = (size_t)k * sizeof(float);
+  void* A = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (A == MAP_FAILED) {
+    perror("mmap (address space for A)");
+    return 1;
+  }
+  float C = 0.0f;
+  fflush(stdout);
+  cblas_ssyrk(ColMajor, Upper, Trans, n, k, 1.0f, (const float*)A, k, 0.0f, &C, 1);
+  printf("ssyrk k = %d returned instead of refusing\n", k);
+  munmap(A, bytes);
+  return 1;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exact";
   if (strcmp(mode, "exact") == 0) return exact();
   if (strcmp(mode, "bounded") == 0) return limited(96ll << 20, 6144);
   if (strcmp(mode, "starved") == 0) return limited(0, 6144);
   if (strcmp(mode, "scaled") == 0) return scaled();
-  fprintf(stderr, "usage: syrk_test exact|bounded|starved|scaled\n");
+  if (strcmp(mode, "krange") == 0) return k_range();
+  fprintf(stderr, "usage: syrk_test exact|bounded|starved|scaled|krange\n");
   return 2;
 }

@@ -50,6 +50,17 @@ def to_numpy(t):
     return x
 
 
+def c_view(t):
+    """C as a numpy view of t, any strides (an expanded bias has stride 0):
+    mmaemu.matmul copies C into the result array (numpy.copyto) whatever its
+    layout, so no contiguous copy is made first; the values, and so the
+    bits, are the same."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(np.uint16)
+    return t.numpy()
+
+
 def from_numpy(x, dtype):
     """mmaemu's result (float32 values, or uint16 codes of fp16 / bf16) as a tensor of `dtype`."""
     if dtype == torch.float32:
@@ -186,7 +197,7 @@ class Config:
                 d = mmaemu.convert(d, _CODES[dtype])
             return from_numpy(d, dtype)
         fmt = _CODES.get(dtype)
-        cn = None if c is None else to_numpy(c.contiguous())
+        cn = None if c is None else c_view(c)
         f8 = fp8_format(policy) if self.scaling == "tensor" else None
         if f8 is not None:
             # One scale per operand (current scaling): the unit multiplies the
