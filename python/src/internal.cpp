@@ -3,10 +3,10 @@
 // internal libraries, which the C API does not cover yet: probe() and
 // compare() (analysis.cpp: the `mmaemu probe` and `mmaemu compare`
 // commands) and the unit table of Model.units (the model registry, as
-// `mmaemu models` prints it). It links them statically, as the CLI does;
-// the extension _mmaemu links only libmmaemu.so, so that numpy and torch
-// users load one copy of the engine. _mmaemu imports this module the first
-// time one of these is used. The common.h helpers that analysis.cpp calls
+// `mmaemu models` prints it). It reads them through the internal target
+// mmaemu_internal, over the engine of libmmaemu.so (docs/building.md,
+// "Internal C++ target"): like _mmaemu, it holds no engine of its own.
+// _mmaemu imports this module the first time one of these is used. The common.h helpers that analysis.cpp calls
 // are defined here on the C API (the exceptions are _mmaemu's).
 #include <string>
 
