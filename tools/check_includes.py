@@ -30,7 +30,6 @@ INTERNAL_USERS = {
     "bench/mmaemu_bench.cpp": "mmaemu_bench",
     "python/src/analysis.cpp": "mmaemu_python_internal",
     "python/src/distinguish.cpp": "mmaemu_python_internal",
-    "python/src/internal.cpp": "mmaemu_python_internal",
 }
 
 # Known violations, each to be removed with the code that needs it.
