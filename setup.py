@@ -7,7 +7,7 @@ and mmaemu_python_internal (the extensions) and mmaemu_cli, and places inside
 the package:
 
     mmaemu/_mmaemu.<abi>.so   the extension (the C API of libmmaemu.so.0)
-    mmaemu/_mmaemu_internal.<abi>.so  probe, compare, the unit tables
+    mmaemu/_mmaemu_internal.<abi>.so  probe, compare, distinguish (over libmmaemu.so.0)
     mmaemu/libmmaemu.so.0     the library (C API, BLAS shim for `mmaemu-run`)
     mmaemu/bin/mmaemu         the CLI (the `mmaemu` entry point runs it)
     mmaemu/data/              the bundled hardware and reference data

@@ -127,6 +127,41 @@ MMAEMU_API size_t mmaemu_model_count(void);
 MMAEMU_API const char* mmaemu_model_list(size_t i);
 
 /**
+ * @brief One block-FMA unit of a model (model introspection, docs/c-api.md).
+ *
+ * `instruction` points into the model and stays valid until
+ * mmaemu_model_free(). The block-scaled units are not listed here
+ * (mmaemu_tile_block_scaled_shape, docs/block-scaled.md).
+ */
+typedef struct mmaemu_unit_info {
+  mmaemu_format input;      /**< format of A and B */
+  mmaemu_format output;     /**< format of C and D */
+  int m, n, k;              /**< the instruction's shape */
+  int gemm_default;         /**< 1: the unit mmaemu_gemm runs for (input, output) */
+  const char* instruction;  /**< the instruction's name, e.g. "mma.m16n8k16" */
+} mmaemu_unit_info;
+/** Number of block-FMA units of a model (0 for a null handle). */
+MMAEMU_API size_t mmaemu_model_unit_count(const mmaemu_model* model);
+/**
+ * @brief The i-th unit of a model, in the order `mmaemu models` lists them.
+ * @return MMAEMU_OK, or MMAEMU_ERR_ARGUMENT (null argument, i out of range)
+ */
+MMAEMU_API int mmaemu_model_unit(const mmaemu_model* model, size_t i, mmaemu_unit_info* info);
+/**
+ * @brief The i-th unit's parameters: the fields its accumulation path reads,
+ *        "key=value" pairs separated by spaces, with the keys and values of
+ *        custom models (docs/models.md), e.g. "as_fp16=0 block=16 frac=24 ... accum=aligned ...".
+ *
+ * Writes at most `size` bytes into `buf` (NUL-terminated when size > 0;
+ * buf may be null when size is 0) and stores the whole text's length,
+ * without the NUL, in *length.
+ * @return MMAEMU_OK, or MMAEMU_ERR_ARGUMENT (null model or length, i out of
+ *         range, null buf with size > 0)
+ */
+MMAEMU_API int mmaemu_model_unit_parameters(const mmaemu_model* model, size_t i, char* buf, size_t size,
+                                            size_t* length);
+
+/**
  * @brief Instruction shape of the unit a GEMM uses for (input, output).
  * @return MMAEMU_OK or MMAEMU_ERR_UNSUPPORTED
  */

@@ -6,8 +6,9 @@ the BLAS shim.
 Every number comes from libmmaemu's C API (include/mmaemu/mmaemu.h), in the
 libmmaemu.so beside the extension; this package only checks and translates
 arguments, and releases the GIL while the library computes. probe(),
-compare() and Model.units read the internal libraries, as the `mmaemu` CLI
-does (the extension _mmaemu_internal, loaded on first use).
+compare() and distinguish() read the internal libraries, as the `mmaemu`
+CLI does (the extension _mmaemu_internal, loaded on first use, over the
+same libmmaemu.so).
 
     >>> import numpy as np, mmaemu
     >>> a = np.random.default_rng(1).standard_normal((64, 256), dtype=np.float32)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // probe() and compare(): the `mmaemu probe` and `mmaemu compare` commands
 // as Python values. They are analyses of the models, not GEMMs, and live in
-// the internal libraries mmaemu_probe and mmaemu_experiments (linked into
-// _mmaemu_internal as into the CLI; internal.cpp), so the Python results
+// the internal libraries of probe and experiments (linked into
+// _mmaemu_internal over libmmaemu.so; internal.cpp), so the Python results
 // are the CLI's.
 #include <sstream>
 #include <string>

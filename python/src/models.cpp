@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Errors, models() and Model: names through the C API; the unit table
-// (instruction, shape, parameters) from the model registry the CLI's
-// `mmaemu models` prints, since the C API has no entry point listing units
-// (in _mmaemu_internal, internal.cpp).
+// Errors, models() and Model: names and the unit table (instruction, shape,
+// parameters: mmaemu_model_unit*) through the C API.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -26,12 +25,56 @@ PyObject* exception_type(int status) {
   }
 }
 
+// A parameter's value: an int where the text is a decimal integer, None
+// for "none" (no floor, no cut-off), else the text ("aligned", "0xffc00000").
+py::object parameter_value(const std::string& v) {
+  if (v == "none") return py::none();
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (!v.empty() && end == v.c_str() + v.size() && v.find_first_of("xX") == std::string::npos) return py::int_(x);
+  return py::str(v);
+}
+
+// "key=value key=value ..." (mmaemu_model_unit_parameters) as a dict.
+py::dict parameter_dict(const std::string& text) {
+  py::dict d;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(i, end - i);
+    const std::size_t eq = word.find('=');
+    if (eq != std::string::npos) d[py::str(word.substr(0, eq))] = parameter_value(word.substr(eq + 1));
+    i = end + 1;
+  }
+  return d;
+}
+
 // mmaemu.Model: a looked-up model, immutable.
 struct PyModel {
   ModelHandle h;
   std::string name() const { return mmaemu_model_name(h.get()); }
-  // The unit table comes from the model registry, in _mmaemu_internal.
-  py::list units() const { return py::module_::import("mmaemu._mmaemu_internal").attr("units")(h.spec); }
+  py::list units() const {
+    py::list out;
+    for (size_t i = 0; i < mmaemu_model_unit_count(h.get()); ++i) {
+      mmaemu_unit_info info;
+      check(mmaemu_model_unit(h.get(), i, &info));
+      size_t length = 0;
+      check(mmaemu_model_unit_parameters(h.get(), i, nullptr, 0, &length));
+      std::string text(length + 1, '\0');
+      check(mmaemu_model_unit_parameters(h.get(), i, text.data(), text.size(), &length));
+      text.resize(length);
+      py::dict u;
+      u["input"] = mmaemu_format_name(info.input);
+      u["output"] = mmaemu_format_name(info.output);
+      u["instruction"] = info.instruction;
+      u["shape"] = py::make_tuple(info.m, info.n, info.k);
+      u["gemm_default"] = info.gemm_default != 0;
+      u["parameters"] = parameter_dict(text);
+      out.append(u);
+    }
+    return out;
+  }
   py::tuple tile_shape(const py::object& input, const py::object& output) const {
     int m = 0, n = 0, k = 0;
     check(mmaemu_tile_shape(h.get(), format_arg(str_arg(input, "input")), format_arg(str_arg(output, "output")), &m,
@@ -90,7 +133,8 @@ void bind_models(py::module_& m) {
       .def_property_readonly("name", &PyModel::name, "canonical name")
       .def_property_readonly("spec", [](const PyModel& p) { return p.h.spec; }, "the name it was looked up with")
       .def_property_readonly("units", &PyModel::units,
-                             "its matrix units: input, output, instruction, shape (m, n, k), parameters")
+                             "its block-FMA units: input, output, instruction, shape (m, n, k), gemm_default, parameters"
+                             " (the fields its accumulation path reads, as custom: models name them)")
       .def_property_readonly("default_policy", &PyModel::default_policy,
                              "the sgemm input policy a vendor BLAS uses on it")
       .def("tile_shape", &PyModel::tile_shape, py::arg("input"), py::arg("output") = "fp32",

@@ -60,6 +60,8 @@ assert os.path.exists(os.path.join(os.path.dirname(mmaemu.__file__), "_mmaemu.py
 a = np.arange(64, dtype=np.float32).reshape(8, 8) / 7
 d = mmaemu.matmul(a, a, "H100", input="fp16")
 assert d.dtype == np.float32 and d.shape == (8, 8)
+from mmaemu import _mmaemu_internal  # over the same libmmaemu.so.0 (RUNPATH $ORIGIN)
+assert _mmaemu_internal.__file__.startswith(site) and mmaemu.Model("H100").units
 try:
     import torch
 except ImportError:

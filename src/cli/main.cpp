@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cli/probe_cmd.h"
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "models/fields.h"
 #include "kernels/plan.h"
 #include "kernels/simd.h"

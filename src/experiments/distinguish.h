@@ -73,7 +73,7 @@ struct VectorSize {
 };
 VectorSize vector_size(Fmt in, Fmt out, const TestVector& v);
 
-/// The report `mmaemu distinguish` prints (distinguish_cmd.cpp).
+/// The report `mmaemu distinguish` prints (distinguish_report.cpp).
 std::string distinguish_report(const Model& first, const Model& second, const DistinguishConfig& cfg,
                                const DistinguishResult& r);
 
@@ -81,5 +81,14 @@ std::string distinguish_report(const Model& first, const Model& second, const Di
 /// (tools/hwcheck/README.md: inputs and fp16 results widened exactly;
 /// false where the format is wider than fp32).
 bool harness_pattern(Fmt f, uint64_t code, uint32_t& pattern);
+
+/// The hardware harness's token of a code: its fp32 pattern in hex
+/// (binary: 32 binary digits, as the harness's c and d files), or code_hex
+/// where the format is wider than fp32.
+std::string harness_token(Fmt f, uint64_t code, bool binary);
+/// A code in hex ("0x" and width/4 digits).
+std::string code_hex(Fmt f, uint64_t code);
+/// A code's value, "%.9g".
+std::string code_value(Fmt f, uint64_t code);
 
 }  // namespace mmaemu::experiments

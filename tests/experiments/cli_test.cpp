@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/plot.h"
 
 using namespace mmaemu::experiments;

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/common.h"
 #include "experiments/compare.h"
 #include "experiments/compare_scaled.h"

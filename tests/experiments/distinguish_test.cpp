@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/distinguish.h"
 #include "validate/validate.h"
 

@@ -20,7 +20,7 @@
 #include <mmaemu/mmaemu.h>
 #include <unistd.h>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/lu_ir.h"
 
 using namespace mmaemu::experiments;

@@ -18,7 +18,7 @@
 #include <mmaemu/mmaemu.h>
 #include <unistd.h>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/multiword.h"
 #include "experiments/numerics.h"
 #include "experiments/plot.h"

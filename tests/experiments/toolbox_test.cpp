@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/multiword.h"
 #include "experiments/toolbox.h"
 

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/common.h"
 #include "experiments/plot.h"
 #include "experiments/smd.h"

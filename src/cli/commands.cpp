@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "experiments/commands.h"
+#include "cli/commands.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "experiments/commands.h"
+#include "cli/commands.h"
 #include "experiments/common.h"
 #include "experiments/distinguish.h"
 #include "formats/fast_convert.h"
@@ -45,95 +45,13 @@ const char* const kDotUsage =
 
 namespace {
 
-std::string hex8(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%08x", v);
-  return b;
-}
-std::string bin32(uint32_t v) {
-  std::string s(32, '0');
-  for (int i = 0; i < 32; ++i) s[31 - i] = static_cast<char>('0' + ((v >> i) & 1));
-  return s;
-}
-std::string hex_code(Fmt f, uint64_t code) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%0*llx", info(f).width / 4, static_cast<unsigned long long>(code));
-  return b;
-}
-std::string number(Fmt f, uint64_t code) {
-  const double v = std::bit_cast<double>(convert(f, Fmt::fp64, code, Round::rne));
-  char b[40];
-  std::snprintf(b, sizeof b, "%.9g", v);
-  return b;
-}
-
-// The harness's token of a code: the fp32 pattern in hex (inputs) or
-// binary (c, d); the code itself for formats wider than fp32.
-std::string token(Fmt f, uint64_t code, bool binary) {
-  uint32_t p;
-  if (!harness_pattern(f, code, p)) return hex_code(f, code);
-  return binary ? bin32(p) : hex8(p);
-}
-
 const ModelRow& row_of(const Model& m, Fmt in, Fmt out) {
   const ModelRow* r = m.find(in, out);
   if (!r) throw UsageError(m.name + ": " + skip_reason(m, in, out));
   return *r;
 }
 
-void print_vector(std::ostream& out, Fmt in, Fmt fout, const std::string& na, const std::string& nb,
-                  const TestVector& v) {
-  std::string a, b;
-  for (uint64_t x : v.a) a += token(in, x, false) + " ";
-  for (uint64_t x : v.b) b += token(in, x, false) + " ";
-  out << "    a: " << a << "\n    b: " << b << "\n    c: " << token(fout, v.c, true) << "   ("
-      << number(fout, v.c) << ")\n";
-  const std::size_t w = std::max(na.size(), nb.size());
-  out << "    d " << na << std::string(w - na.size(), ' ') << ": " << token(fout, v.d_first, true) << "   ("
-      << hex_code(fout, v.d_first) << " = " << number(fout, v.d_first) << ")\n";
-  out << "    d " << nb << std::string(w - nb.size(), ' ') << ": " << token(fout, v.d_second, true) << "   ("
-      << hex_code(fout, v.d_second) << " = " << number(fout, v.d_second) << ")\n";
-}
-
-std::string dot_line(const Model& ma, const Model& mb, Fmt in, Fmt out, const TestVector& v) {
-  std::string a, b;
-  for (std::size_t i = 0; i < v.a.size(); ++i) {
-    if (i) a += ',', b += ',';
-    a += token(in, v.a[i], false);
-    b += token(in, v.b[i], false);
-  }
-  return "mmaemu dot '" + ma.name + "' '" + mb.name + "' --input " + info(in).name + " --output " + info(out).name +
-         " --a " + a + " --b " + b + " --c " + token(out, v.c, false);
-}
-
 }  // namespace
-
-std::string distinguish_report(const Model& ma, const Model& mb, const DistinguishConfig& cfg,
-                               const DistinguishResult& r) {
-  std::ostringstream out;
-  out << "distinguish: " << ma.name << " vs " << mb.name << ", " << info(cfg.in).name << " -> " << info(cfg.out).name
-      << " (k = " << r.k << "), seed " << cfg.seed << "\n";
-  for (const DistributionCount& d : r.per_distribution)
-    if (d.samples) out << "  " << d.name << ": " << d.samples << " samples, " << d.separating << " separating\n";
-  if (!r.found) {
-    char b[160];
-    std::snprintf(b, sizeof b,
-                  "  none found in %zu samples: P(a random sample separates them) <= %.3g (eps = %.0e, AMD paper "
-                  "Sec. 5.4)\n",
-                  r.samples, r.bound, r.eps);
-    out << b;
-    return out.str();
-  }
-  const VectorSize s0 = vector_size(cfg.in, cfg.out, r.first), s = vector_size(cfg.in, cfg.out, r.shortest);
-  out << "  found after " << r.samples << " samples (" << r.found_by << "): " << s0.terms << " terms, exponent range "
-      << s0.exponent_range << "\n";
-  print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.first);
-  out << "  shortest (" << r.shrink_evaluations << " candidates tried): " << s.terms << " terms, exponent range "
-      << s.exponent_range << "\n";
-  print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.shortest);
-  out << "  again: " << dot_line(ma, mb, cfg.in, cfg.out, r.shortest) << "\n";
-  return out.str();
-}
 
 int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
@@ -248,8 +166,8 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     std::vector<Model> models;
     for (const std::string& n : names)
       for (const Model& m : parse_models(n)) models.push_back(m);
-    out << "dot: " << info(in).name << " -> " << info(fout).name << ", c = " << token(fout, c, true) << " ("
-        << number(fout, c) << ")\n";
+    out << "dot: " << info(in).name << " -> " << info(fout).name << ", c = " << harness_token(fout, c, true) << " ("
+        << code_value(fout, c) << ")\n";
     for (const Model& m : models) {
       const ModelRow* r = m.find(in, fout);
       if (!r) {
@@ -262,7 +180,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       const uint64_t d = evaluate(*r, ak, bk, c);
       char line[256];
       std::snprintf(line, sizeof line, "  %-14s %-30s k %-4zu d = %s  (%s = %s)\n", m.name.c_str(), r->instr, k,
-                    token(fout, d, true).c_str(), hex_code(fout, d).c_str(), number(fout, d).c_str());
+                    harness_token(fout, d, true).c_str(), code_hex(fout, d).c_str(), code_value(fout, d).c_str());
       out << line;
     }
     return 0;
