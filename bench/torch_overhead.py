@@ -17,6 +17,7 @@ wall clock (with --threads 1 the product runs on that thread): on a shared
 machine it leaves out the time other processes hold the core.
 """
 import argparse
+import os
 import statistics
 import time
 
@@ -81,7 +82,7 @@ def main():
     h100 = mmaemu.Model("H100")  # one lookup for both sides, as the mode holds its model
     mode = mt.emulate(h100, input="fp16", threads=th)
     print(f"n = {n}, threads = {th}, {args.reps} interleaved pairs, {args.clock} clock, libmmaemu {mmaemu.__version__}, "
-          f"torch {torch.__version__}; times in ms, median (25th–75th percentile)")
+          f"torch {torch.__version__}, load average {os.getloadavg()[0]:.1f}; times in ms, median (25th–75th percentile)")
     print("| case | mmaemu.matmul | inside emulate() | overhead (medians) | overhead (minima) | "
           "median pair difference (µs) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")

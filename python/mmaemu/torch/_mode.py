@@ -163,6 +163,10 @@ class Config:
                 if extra:
                     raise ValueError(f"{', '.join(extra)} do not apply to the block-scaled policy {policy!r} "
                                      f"(input for {dtype_name(dt)})")
+        # Per dtype, what gemm() reads on every call, worked out once: (policy,
+        # block-scaled?, code format of the tensors, fp8 format of per-tensor scaling).
+        self._plan = {dt: (p, mmaemu.is_block_scaled_policy(p), _CODES.get(dt),
+                           fp8_format(p) if scaling == "tensor" else None) for dt, p in self.policies.items()}
         # The policies named explicitly are checked now, on a 1 x 1 x 1 product
         # (the library's message on error); the defaults when first used.
         for dt in given:
@@ -184,11 +188,11 @@ class Config:
         rounding to the tensor's dtype. Block-scaled policies: float16 and
         bfloat16 operands are widened exactly to float32 and quantised."""
         dtype = a.dtype
-        policy = self.policies[dtype]
+        policy, block_scaled, fmt, f8 = self._plan[dtype]
         alpha, beta = float(alpha), float(beta)
         if beta == 0.0:
             c = None
-        if mmaemu.is_block_scaled_policy(policy):
+        if block_scaled:
             an, bn = to_numpy(a.float()), to_numpy(b.float())
             cn = None if c is None else to_numpy(c.float().contiguous())
             d = mmaemu.matmul(an, bn, self.model, input=policy, c=cn, alpha=alpha, beta=beta,
@@ -196,9 +200,7 @@ class Config:
             if dtype != torch.float32:
                 d = mmaemu.convert(d, _CODES[dtype])
             return from_numpy(d, dtype)
-        fmt = _CODES.get(dtype)
         cn = None if c is None else c_view(c)
-        f8 = fp8_format(policy) if self.scaling == "tensor" else None
         if f8 is not None:
             # One scale per operand (current scaling): the unit multiplies the
             # codes; the epilogue's alpha is fl32(fl32(alpha) * fl32(s_a * s_b)).
