@@ -278,10 +278,11 @@ const Codes kCodes[] = {
 
 // k: a multiple of 32 (every block size, even for packing); one shape
 // with k = 32 (a single padded step on the 64-wide units), one spanning
-// several chunks of steps, one with enough work for two threads.
-const Shape kGemmShapes[] = {{1, 1, 32}, {37, 41, 96}, {9, 150, 800}, {70, 90, 256}};
-// k: not a multiple of the block (padding), 1, several chunks.
-const Shape kSgemmShapes[] = {{5, 3, 1}, {37, 41, 100}, {19, 47, 700}, {70, 90, 250}};
+// several chunks of steps, the last with enough work for two threads.
+const Shape kGemmShapes[] = {{1, 1, 32}, {37, 41, 96}, {9, 150, 800}, {70, 90, 256}, {128, 136, 320}};
+// k: not a multiple of the block (padding), 1, several chunks; the last
+// with enough work for two threads.
+const Shape kSgemmShapes[] = {{5, 3, 1}, {37, 41, 100}, {19, 47, 700}, {70, 90, 250}, {130, 140, 300}};
 const char* const kPolicies[] = {"mxfp8", "mxfp8:e5m2", "mxfp6", "mxfp6:e3m2", "mxfp4", "nvfp4"};
 
 }  // namespace
