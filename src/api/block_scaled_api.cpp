@@ -423,7 +423,7 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     const driver::Strided sa{A, static_cast<size_t>(lda), row, at}, sb{B, static_cast<size_t>(ldb), row, bt};
     driver::LineQuantiser qa{fmt_of(p.element), bs, p.scale == MMAEMU_UE4M3, 1.0f}, qb = qa;
     if (qa.nvfp4 && K > 0) {
-      const int threads = M * K < (size_t{1} << 16) ? 1 : driver::thread_count(0);
+      const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
       const Nvfp4Global ga = nvfp4_global_of_amax(driver::operand_amax(sa, M, K, threads));
       const Nvfp4Global gb = nvfp4_global_of_amax(driver::operand_amax(sb, K, N, threads));
       qa.encode = ga.encode, desc.a_global_scale = ga.decode;

@@ -38,7 +38,6 @@ namespace {
 constexpr std::size_t L = fast::kScaledLanes;
 constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
-constexpr std::size_t kMinWorkPerThread = 4096;  // (row, panel, step) units, about 1 ms
 constexpr std::size_t kBlockBytes = std::size_t{24} << 20;  // of B's columns read and packed at a time
 constexpr std::size_t kKeptBytes = std::size_t{16} << 20;   // of A's codes kept while B takes several blocks
 
@@ -434,10 +433,8 @@ void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSo
   if (g.m == 0 || g.n == 0) return;
   const ref::ScaledEpilogue ep = ref::make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);
   const Shape sh = shape_of(g);
-  // By default a small product stays on one thread (waking a team costs
-  // more than it saves); a thread count asked for is used as it is.
-  const std::size_t work = g.m * sh.panels * std::max<std::size_t>(sh.steps, 1);
-  const int threads = options.threads == 0 && work < kMinWorkPerThread ? 1 : thread_count(options.threads);
+  // The main driver's rule: a small product runs on fewer threads.
+  const int threads = work_threads(options.threads, g.m, g.n, sh.kp, options.work_per_thread);
   const bool chain = ep.alpha_eff != 0 && sh.steps > 0;
   const bool gst = u.algo == ScaledAlgo::gst_fdpa;
   Engine e{g, sh, plan, &a, b, gst, element_table(g.fa, u.narrow_subnormals, gst),

@@ -18,6 +18,7 @@ struct ScaledOptions {
   int threads = 0;             // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores (thread_count)
   bool use_reference = false;  // every step on the reference (tests)
   std::size_t block_bytes = 0;  // of B's columns read and packed at a time; 0: 24 MiB (tests: smaller)
+  std::size_t work_per_thread = 0;  // multiply-adds per thread (work_threads), 0: kWorkPerThread (tests: 1)
 };
 
 /// ref::scaled_gemm(g), bit for bit; the same arguments and errors.
