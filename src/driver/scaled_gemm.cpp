@@ -29,6 +29,7 @@
 
 #include "driver/gemm.h"
 #include "driver/scaled_decode.h"
+#include "driver/special_fallback.h"
 #include "driver/parallel.h"
 #include "kernels/scaled_plan.h"
 
@@ -36,6 +37,7 @@ namespace mmaemu::driver {
 namespace {
 
 constexpr std::size_t L = fast::kScaledLanes;
+static_assert(L == kFallbackLanes);
 constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
 constexpr std::size_t kBlockBytes = std::size_t{24} << 20;  // of B's columns read and packed at a time
@@ -328,19 +330,12 @@ void run_chain(const Call& c, std::size_t r, std::size_t q, std::size_t lanes, s
   }
   const uint32_t* fa = &c.a.packed.special[r * sh.steps];
   const uint32_t* fb = &c.b.packed.special[q * sh.steps];
-  for (std::size_t s = s0; s < s1;) {
-    std::size_t e = s;
-    while (e < s1 && !fa[e] && !fb[e]) ++e;
-    if (e > s) run_simd(c, r, q, s, e - s, acc);
-    if (e == s1) break;
-    uint32_t before[L];
-    std::memcpy(before, acc, sizeof before);
-    const uint32_t ref_lanes = fa[e] ? ~0u : fb[e];
-    if (!fa[e]) run_simd(c, r, q, e, 1, acc);
-    for (std::size_t j = 0; j < lanes; ++j)
-      if (ref_lanes >> j & 1) acc[j] = reference_step(c, r, q * L + j, e, before[j]);
-    s = e + 1;
-  }
+  const uint32_t real = lanes == L ? ~0u : (1u << lanes) - 1;
+  steps_with_fallback(
+      s0, s1, acc, [&](std::size_t s) { return fa[s] || fb[s]; },
+      [&](std::size_t s) { return (fa[s] ? ~0u : fb[s]) & real; },
+      [&](std::size_t s, std::size_t e) { run_simd(c, r, q, s, e - s, acc); },
+      [&](std::size_t j, std::size_t s, uint32_t before) { return reference_step(c, r, q * L + j, s, before); });
 }
 
 // Rows [r0, r1) (at most kRowsPerTask) against panel q, from the
