@@ -234,7 +234,7 @@ void pack_b(const Engine& e, std::size_t j0, std::size_t cols, int threads, Line
   }
   parallel_for(threads, P, Assign::blocks, [&](std::size_t q) {
     const std::size_t lanes = std::min(L, cols - q * L);
-    e.B.lines(j0 + q * L, lanes, &b.codes[q * L * sh.k], &b.scales[q * L * sh.nb]);
+    e.B.lines(j0 + q * L, lanes, b.codes.data() + q * L * sh.k, b.scales.data() + q * L * sh.nb);
     if (!e.simd()) return;
     uint32_t* flags = &p.special[q * sh.steps];
     for (std::size_t j = 0; j < lanes; ++j) {
@@ -452,7 +452,7 @@ void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSo
       const std::size_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
       parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
         const std::size_t r = t * kRowsPerTask;
-        a.lines(i0 + r, std::min(kRowsPerTask, rows - r), &kept.codes[r * sh.k], &kept.scales[r * sh.nb]);
+        a.lines(i0 + r, std::min(kRowsPerTask, rows - r), kept.codes.data() + r * sh.k, kept.scales.data() + r * sh.nb);
       });
     }
     const CanonicalLines codes(kept.codes.data(), kept.scales.data(), sh.k, sh.nb, i0);
