@@ -16,6 +16,7 @@
 #include "driver/gemm.h"
 #include "driver/scaled_batch.h"
 #include "driver/scaled_gemm.h"
+#include "driver/scaled_source.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -108,6 +109,14 @@ struct Operand {
     return v;
   }
 };
+
+// Throws for the first code of op(X) (A: by rows; B: by columns) that is
+// not one of its format's; codes of 8 bits and packed fp4 nibbles all are.
+void check_codes(const Operand& x, size_t lines, size_t k) {
+  if (x.packed || info(x.fmt).width >= 8) return;
+  for (size_t r = 0; r < lines; ++r)
+    for (size_t l = 0; l < k; ++l) x.k_is_col ? x.code(r, l) : x.code(l, r);
+}
 
 // The leading dimension a stored rows x cols op(X) needs (CBLAS rule).
 void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t cols, int ld) {
@@ -204,22 +213,19 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
       check_ld("SB", row, bt, KB, N, ldsb);
     }
     const Fmt fa = fmt_of(desc->a_format), fb = fmt_of(desc->b_format);
-    const Operand a{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"};
-    const Operand b{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"};
-    // Canonical copies: A by rows, B by columns, k contiguous.
-    std::vector<uint8_t> Ac(M * K), Bc(N * K), SAc(M * KB), SBc(N * KB);
-    for (size_t i = 0; i < M; ++i)
-      for (size_t l = 0; l < K; ++l) Ac[i * K + l] = a.code(i, l);
-    for (size_t j = 0; j < N; ++j)
-      for (size_t l = 0; l < K; ++l) Bc[j * K + l] = b.code(l, j);
-    for (size_t i = 0; i < M; ++i)
-      for (size_t t = 0; t < KB; ++t) SAc[i * KB + t] = SA[offset(row, at, i, t, ldsa)];
-    for (size_t j = 0; j < N; ++j)
-      for (size_t t = 0; t < KB; ++t) SBc[j * KB + t] = SB[offset(row, bt, t, j, ldsb)];
+    // Every code checked before C is touched; then the driver reads the
+    // operands where they are (driver/scaled_source.h).
+    check_codes(Operand{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"}, M, K);
+    check_codes(Operand{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"}, N, K);
+    const driver::StridedCodes a({A, static_cast<size_t>(lda), row, at}, {SA, static_cast<size_t>(ldsa), row, at},
+                                 true, packed, K, KB);
+    const driver::StridedCodes b({B, static_cast<size_t>(ldb), row, bt}, {SB, static_cast<size_t>(ldsb), row, bt},
+                                 false, packed, K, KB);
     // C in place, in the caller's layout (each element read before it is written).
     const ref::ScaledAccumulate mode = chain_mode(*desc, alpha, beta);
-    driver::scaled_gemm({&u, fa, fb, M, N, K, Ac.data(), SAc.data(), Bc.data(), SBc.data(), alpha, beta,
-                         desc->a_global_scale, desc->b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row});
+    driver::scaled_gemm({&u, fa, fb, M, N, K, nullptr, nullptr, nullptr, nullptr, alpha, beta, desc->a_global_scale,
+                         desc->b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row},
+                        a, b);
     return MMAEMU_OK;
   });
 }
@@ -368,29 +374,6 @@ const ScaledPolicy& scaled_policy(const char* policy) {
                               "' is not a block-scaled policy (valid: " + valid + ")");
 }
 
-// Quantises n fp32 rows of length k (x, k contiguous) into rows of kp codes
-// and kp/block scales: OCP MX per block, or NVFP4 with the tensor's global
-// scale (returned: the decode scale; 1 for MX). Codes past k stay 0.
-float quantise_rows(const ScaledPolicy& p, size_t rows, size_t k, size_t kp, const std::vector<float>& x,
-                    std::vector<uint8_t>& codes, std::vector<uint8_t>& scales) {
-  const size_t kb = kp / p.block;
-  codes.assign(rows * kp, 0);
-  scales.assign(rows * kb, 0);
-  if (k == 0) return 1.0f;
-  // Rows are independent: the bits do not depend on the threads; small inputs stay on one.
-  const int threads = rows * k < (size_t{1} << 16) ? 1 : driver::thread_count(0);
-  if (p.scale == MMAEMU_UE8M0) {
-    driver::parallel_for(threads, rows, driver::Assign::blocks, [&](size_t r) {
-      quantise_mx(fmt_of(p.element), p.block, &x[r * kp], k, &codes[r * kp], &scales[r * kb]);
-    });
-    return 1.0f;
-  }
-  const Nvfp4Global g = nvfp4_global_scale(x.data(), x.size());  // padding zeros leave amax alone
-  driver::parallel_for(threads, rows, driver::Assign::blocks,
-                       [&](size_t r) { quantise_nvfp4(&x[r * kp], k, g.encode, &codes[r * kp], &scales[r * kb]); });
-  return g.decode;
-}
-
 }  // namespace
 
 extern "C" {
@@ -420,15 +403,14 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
   mmaemu_block_scale_desc desc;
   if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
   desc.accumulate = accumulate;  // checked by resolve()
-  int status = MMAEMU_OK;
-  const int outer = guarded_scaled([&] {
+  return guarded_scaled([&] {
     resolve(model, &desc);  // the model has the unit
     require(layout == MMAEMU_ROW_MAJOR || layout == MMAEMU_COL_MAJOR, "layout must be row or column major");
     require(trans_ok(ta) && trans_ok(tb), "bad transpose");
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
-    const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs, KB = KP / bs;
-    // The padded k goes to mmaemu_gemm_block_scaled as an int.
+    const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs;
+    // The padded k stays within the C API's int range, as mmaemu_gemm_block_scaled's k.
     require(KP <= static_cast<size_t>(INT_MAX), "k = " + std::to_string(k) + " padded to whole blocks of " +
                                                     std::to_string(bs) + " is " + std::to_string(KP) +
                                                     ", beyond the C API's int range (2^31 - 1)");
@@ -438,27 +420,29 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     require(M * N == 0 || K == 0 || (A && B), "null A or B");
     require(M * N == 0 || C, "null C");
     if (M == 0 || N == 0) return MMAEMU_OK;
-    // op(A) by rows and op(B) by columns, k contiguous, zero-padded to KP:
-    // k is padded with zeros to a whole block (a zero leaves every block's
-    // amax, so its scale, as quantising the short block would).
+    // op(A)'s rows and op(B)'s columns quantised a panel at a time where
+    // they are (driver/scaled_source.h). k is padded with zeros to a whole
+    // block (a zero leaves every block's amax, so its scale, as quantising
+    // the short block would); NVFP4's tensor scales come from one read of
+    // each operand first (zeros leave amax alone).
     const ScaledPolicy& p = scaled_policy(policy);
-    std::vector<float> Af(M * KP, 0.0f), Bf(N * KP, 0.0f);
-    for (size_t i = 0; i < M; ++i)
-      for (size_t l = 0; l < K; ++l) Af[i * KP + l] = A[offset(row, at, i, l, lda)];
-    for (size_t j = 0; j < N; ++j)
-      for (size_t l = 0; l < K; ++l) Bf[j * KP + l] = B[offset(row, bt, l, j, ldb)];
-    std::vector<uint8_t> Aq, SA, Bq, SB;
-    desc.a_global_scale = quantise_rows(p, M, K, KP, Af, Aq, SA);
-    desc.b_global_scale = quantise_rows(p, N, K, KP, Bf, Bq, SB);
-    // Aq is M x KP row-major, Bq N x KP row-major (op(B)^T): in the caller's
-    // layout, a row-major matrix is the transpose of a column-major one.
-    const mmaemu_transpose a_op = row ? MMAEMU_NO_TRANS : MMAEMU_TRANS, b_op = row ? MMAEMU_TRANS : MMAEMU_NO_TRANS;
-    const int kp = static_cast<int>(KP), kb = static_cast<int>(std::max<size_t>(KB, 1));
-    status = mmaemu_gemm_block_scaled(model, &desc, layout, a_op, b_op, m, n, kp, alpha, Aq.data(), std::max(kp, 1),
-                                      SA.data(), kb, Bq.data(), std::max(kp, 1), SB.data(), kb, beta, C, ldc);
+    const driver::Strided sa{A, static_cast<size_t>(lda), row, at}, sb{B, static_cast<size_t>(ldb), row, bt};
+    driver::LineQuantiser qa{fmt_of(p.element), bs, p.scale == MMAEMU_UE4M3, 1.0f}, qb = qa;
+    if (qa.nvfp4 && K > 0) {
+      const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
+      const Nvfp4Global ga = nvfp4_global_of_amax(driver::operand_amax(sa, M, K, threads));
+      const Nvfp4Global gb = nvfp4_global_of_amax(driver::operand_amax(sb, K, N, threads));
+      qa.encode = ga.encode, desc.a_global_scale = ga.decode;
+      qb.encode = gb.encode, desc.b_global_scale = gb.decode;
+    }
+    const ScaledUnit u = resolve(model, &desc);
+    const ref::ScaledAccumulate mode = chain_mode(desc, alpha, beta);
+    const driver::QuantisedLines a(sa, true, K, KP, qa), b(sb, false, K, KP, qb);
+    driver::scaled_gemm({&u, qa.element, qb.element, M, N, KP, nullptr, nullptr, nullptr, nullptr, alpha, beta,
+                         desc.a_global_scale, desc.b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row},
+                        a, b);
     return MMAEMU_OK;
   });
-  return outer != MMAEMU_OK ? outer : status;
 }
 
 int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,

@@ -31,6 +31,7 @@
 #include "driver/gemm.h"
 #include "driver/pack.h"
 #include "driver/parallel.h"
+#include "driver/special_fallback.h"
 #include "kernels/plan.h"
 #include "kernels/product_pack.h"
 #include "models/row_facts.h"
@@ -40,6 +41,7 @@ namespace mmaemu::driver {
 namespace {
 
 constexpr std::size_t L = fast::kSimdLanes;
+static_assert(L == kFallbackLanes);
 constexpr std::size_t kGroupsPerTask = 64;   // 1024 output elements per task
 constexpr std::size_t kChunkPositions = 512; // k per panel chunk (whole steps)
 
@@ -389,24 +391,16 @@ void simd_steps(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::siz
 template <typename T>
 void simd_chunk(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                 const ProductPanel& pp, uint32_t* acc) {
-  const std::size_t steps = pp.special.size();
-  HWY_ALIGN_MAX uint32_t prev[L];
-  for (std::size_t s = 0; s < steps;) {
-    std::size_t e = s;
-    while (e < steps && !pp.special[e]) ++e;
-    if (e > s) simd_steps(x, A, B, ln, l0, kc, pp, s, e, acc);
-    if (e == steps) break;
-    std::memcpy(prev, acc, sizeof prev);
-    simd_steps(x, A, B, ln, l0, kc, pp, e, e + 1, acc);
-    const std::size_t lb = e * x.step, len = std::min(x.step, kc - lb);
-    uint64_t a[fast::kMaxStep * 2], b[fast::kMaxStep * 2];
-    for (std::size_t j = 0; j < L; ++j) {
-      if (!((pp.special[e] >> j) & 1)) continue;
-      gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
-      acc[j] = static_cast<uint32_t>(ref::step(x.row, len, a, b, prev[j]));
-    }
-    s = e + 1;
-  }
+  steps_with_fallback(
+      0, pp.special.size(), acc, [&](std::size_t s) { return pp.special[s] != 0; },
+      [&](std::size_t s) { return pp.special[s]; },
+      [&](std::size_t s, std::size_t e) { simd_steps(x, A, B, ln, l0, kc, pp, s, e, acc); },
+      [&](std::size_t j, std::size_t s, uint32_t before) {
+        const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
+        uint64_t a[fast::kMaxStep * 2], b[fast::kMaxStep * 2];
+        gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
+        return static_cast<uint32_t>(ref::step(x.row, len, a, b, before));
+      });
 }
 
 // Lane j: element q0 + j, or q0 where the group is short. (Counters, not

@@ -13,11 +13,15 @@
 
 namespace mmaemu::driver {
 
-int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k) {
-  const int requested = thread_count(spec.threads);
-  const std::size_t per = spec.work_per_thread ? spec.work_per_thread : kWorkPerThread;
+int work_threads(int requested, std::size_t m, std::size_t n, std::size_t k, std::size_t per) {
+  const int threads = thread_count(requested);
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(std::max<std::size_t>(k, 1));
-  return static_cast<int>(std::clamp(work / static_cast<double>(per), 1.0, static_cast<double>(requested)));
+  return static_cast<int>(
+      std::clamp(work / static_cast<double>(per ? per : kWorkPerThread), 1.0, static_cast<double>(threads)));
+}
+
+int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k) {
+  return work_threads(spec.threads, m, n, k, spec.work_per_thread);
 }
 
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,

@@ -57,6 +57,11 @@ inline constexpr std::size_t kWorkPerThread = std::size_t{1} << 21;
 /// fewer for small products (kWorkPerThread).
 int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k);
 
+/// The rule itself, for every engine: thread_count(requested), at most one
+/// thread per `per` multiply-adds of m x n x k (0: kWorkPerThread), at
+/// least one.
+int work_threads(int requested, std::size_t m, std::size_t n, std::size_t k, std::size_t per = 0);
+
 /// Element access by container (formats/container.h), as driver::load/store.
 using mmaemu::load;
 using mmaemu::store;

@@ -20,6 +20,7 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/special_fallback.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
 
@@ -30,6 +31,7 @@ constexpr std::size_t kNC32 = 1024, kNC64 = 256;  // least columns per N panel (
 constexpr std::size_t kMC = 32;                   // rows per task
 constexpr std::size_t kKTarget = 256;             // k per chunk, rounded down to whole steps
 constexpr std::size_t L = fast::kSimdLanes;
+static_assert(L == kFallbackLanes);
 
 // One k chunk of one N panel: the packed B and the chunk's geometry.
 struct StepsChunk {
@@ -94,22 +96,20 @@ void simd_lanes(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
                 std::size_t lanes, uint32_t* acc) {
   const Panel& b = ch.b;
   const uint64_t* ab = a.bits.data() + v * ch.kp;
-  HWY_ALIGN_MAX uint32_t prev[L];
-  for (std::size_t s = 0; s < ch.steps;) {
-    std::size_t e = s;
-    while (e < ch.steps && !a.special[v * ch.steps + e] && !b.group_special[gg * ch.steps + e]) ++e;
-    if (e > s) simd_run(g, ch, a, v, gg, s, e, acc);
-    if (e == ch.steps) break;
-    std::memcpy(prev, acc, sizeof prev);
-    simd_run(g, ch, a, v, gg, e, e + 1, acc);
-    const std::size_t l = e * ch.step, len = std::min(ch.step, ch.kc - l);
-    for (std::size_t q = 0; q < lanes; ++q) {
-      const std::size_t w = gg * L + q;
-      if (a.special[v * ch.steps + e] || b.special[w * ch.steps + e])
-        acc[q] = static_cast<uint32_t>(ref::step(g.row, len, ab + l, b.bits.data() + (w * ch.kp + l), prev[q]));
-    }
-    s = e + 1;
-  }
+  steps_with_fallback(
+      0, ch.steps, acc,
+      [&](std::size_t s) { return a.special[v * ch.steps + s] || b.group_special[gg * ch.steps + s]; },
+      [&](std::size_t s) {
+        uint32_t m = 0;
+        for (std::size_t q = 0; q < lanes; ++q)
+          if (a.special[v * ch.steps + s] || b.special[(gg * L + q) * ch.steps + s]) m |= 1u << q;
+        return m;
+      },
+      [&](std::size_t s, std::size_t e) { simd_run(g, ch, a, v, gg, s, e, acc); },
+      [&](std::size_t q, std::size_t s, uint32_t before) {
+        const std::size_t l = s * ch.step, len = std::min(ch.step, ch.kc - l), w = gg * L + q;
+        return static_cast<uint32_t>(ref::step(g.row, len, ab + l, b.bits.data() + (w * ch.kp + l), before));
+      });
 }
 
 // A's vector v against columns [w0, w1), one element at a time: the fp64

@@ -19,6 +19,7 @@
 
 #include "driver/batch.h"
 #include "driver/scaled_decode.h"
+#include "driver/special_fallback.h"
 #include "kernels/scaled_plan.h"
 #include "ref/block_scaled.h"
 
@@ -26,6 +27,7 @@ namespace mmaemu::driver {
 namespace {
 
 constexpr std::size_t L = fast::kScaledLanes;
+static_assert(L == kFallbackLanes);
 constexpr std::size_t kGroupsPerTask = 16;  // 256 output elements per task
 constexpr std::size_t kMaxStepK = 64;       // scaled_plan's largest k
 constexpr std::size_t kChunkSteps = 16;     // instructions per panel chunk
@@ -196,24 +198,17 @@ void simd_group(const Call& x, std::size_t q0, Panels& p) {
   std::size_t q[L];
   Call::Base o[L];
   for (std::size_t j = 0; j < L; ++j) q[j] = q0 + j < x.total ? q0 + j : q0, o[j] = x.base(q[j]);
-  alignas(64) uint32_t acc[L], before[L];
+  alignas(64) uint32_t acc[L];
   for (std::size_t j = 0; j < L; ++j) acc[j] = static_cast<uint32_t>(load_c(x, q[j]));
   const std::size_t steps = (x.b.k + x.uk - 1) / x.uk;
   for (std::size_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
     const std::size_t n = std::min(kChunkSteps, steps - s0);
     if (x.plan.kernel == fast::ScaledKernel::st) pack_st(x, o, s0, n, p);
     else pack_gst(x, o, s0, n, p);
-    for (std::size_t s = 0; s < n;) {
-      std::size_t e = s;
-      while (e < n && !p.special[e]) ++e;
-      if (e > s) run_kernel(x, p, s, e, acc);
-      if (e == n) break;
-      std::memcpy(before, acc, sizeof before);
-      run_kernel(x, p, e, e + 1, acc);
-      for (std::size_t j = 0; j < L; ++j)
-        if (p.special[e] >> j & 1) acc[j] = reference_step(x, q[j], s0 + e, before[j]);
-      s = e + 1;
-    }
+    steps_with_fallback(
+        0, n, acc, [&](std::size_t s) { return p.special[s] != 0; }, [&](std::size_t s) { return p.special[s]; },
+        [&](std::size_t s, std::size_t e) { run_kernel(x, p, s, e, acc); },
+        [&](std::size_t j, std::size_t s, uint32_t before) { return reference_step(x, q[j], s0 + s, before); });
   }
   for (std::size_t j = 0; j < L && q0 + j < x.total; ++j) store_d(x, q0 + j, acc[j]);
 }

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The block-scaled GEMM on the SIMD kernels. Layout: A's rows and B's
-// panels of 16 columns, each padded along k to whole instructions (zero
-// elements, neutral scales: docs/block-scaled.md §4.3), decoded once into
-// what the kernels read (kernels/scaled_simd.h): element values and
-// alignment exponents (T/ST), doubled e2m1 values, nonzero masks per group
-// and scale values/exponents per block (GST). A step whose A row or B
-// column holds a NaN/Inf element or a NaN scale is flagged at packing time
-// and runs on the reference for the lanes it concerns.
+// The block-scaled GEMM on the SIMD kernels. Operands are read where they
+// are, a few lines at a time, through driver/scaled_source.h (the codes as
+// stored, or fp32 quantised line by line for the sgemm policies). Layout:
+// B in blocks of columns (kBlockBytes), panels of 16 columns, and A by
+// rows, each padded along k to whole instructions (zero elements, neutral
+// scales: docs/block-scaled.md §4.3), decoded into what the kernels read
+// (kernels/scaled_simd.h): element values and alignment exponents (T/ST),
+// doubled e2m1 values, nonzero masks per group and scale values/exponents
+// per block (GST). A step whose A row or B column holds a NaN/Inf element
+// or a NaN scale is flagged at packing time and runs on the reference for
+// the lanes it concerns.
 //
-// Work: tasks of (one B panel, kRowsPerTask rows of A); the task's rows
-// run their 16 chains chunk of steps by chunk of steps, each chain in the
-// order along k, so the bits never depend on the thread count.
+// Work: per block of B, tasks of (kRowsPerTask rows of A, a group of the
+// block's panels); a task's rows run their 16 chains chunk of steps by
+// chunk of steps, each chain in the order along k, from the epilogue's
+// start to D in one task, so the bits never depend on the blocking or the
+// thread count.
 #include "driver/scaled_gemm.h"
 
 #include <algorithm>
@@ -24,16 +29,19 @@
 
 #include "driver/gemm.h"
 #include "driver/scaled_decode.h"
+#include "driver/special_fallback.h"
+#include "driver/parallel.h"
 #include "kernels/scaled_plan.h"
 
 namespace mmaemu::driver {
 namespace {
 
 constexpr std::size_t L = fast::kScaledLanes;
+static_assert(L == kFallbackLanes);
 constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
-constexpr std::size_t kMaxStepK = 64;
-constexpr std::size_t kMinWorkPerThread = 4096;  // (row, panel, step) units, about 1 ms  // scaled_plan's largest k
+constexpr std::size_t kBlockBytes = std::size_t{24} << 20;  // of B's columns read and packed at a time
+constexpr std::size_t kKeptBytes = std::size_t{16} << 20;   // of A's codes kept while B takes several blocks
 
 // ---------------------------------------------------------------------------
 // The geometry of one call.
@@ -140,121 +148,165 @@ void pack_gst(const Shape& sh, const ElementTable& et, const ScaleTable& stab, c
   }
 }
 
-// A by rows: per row kp elements, steps (ST) or kbp (GST) scales.
-Packed pack_a(const ref::ScaledGemm& g, const Shape& sh, int threads) {
-  const ScaledUnit& u = *g.unit;
-  const bool gst = u.algo == ScaledAlgo::gst_fdpa;
-  const ElementTable et = element_table(g.fa, u.narrow_subnormals, gst);
-  const ScaleTable stab = scale_table(u.scale);
-  const Side x{g.A, g.SA, neutral_scale(u.scale), sh};
-  Packed p;
-  p.special.assign(sh.m * sh.steps, 0);
-  if (gst) {
-    p.gst.val2.resize(sh.m * sh.kp);
-    p.gst.nz.resize(sh.m * sh.steps * sh.groups);
-    p.gst.scale.resize(sh.m * sh.kbp);
-    p.gst.scale_exp.resize(sh.m * sh.kbp);
-  } else {
-    p.st.val.resize(sh.m * sh.kp);
-    p.st.exp.resize(sh.m * sh.kp);
-    p.st.scale_exp.resize(sh.m * sh.steps);
-  }
-  parallel_for(threads, sh.m, Assign::blocks, [&](std::size_t i) {
-    uint32_t* flags = &p.special[i * sh.steps];
-    auto flag = [&](std::size_t s) { flags[s] = 1; };
-    if (gst)
-      pack_gst(sh, et, stab, x, i, &p.gst.val2[i * sh.kp], &p.gst.nz[i * sh.steps * sh.groups],
-               &p.gst.scale[i * sh.kbp], &p.gst.scale_exp[i * sh.kbp], 1, flag);
-    else
-      pack_st(u, sh, et, stab, x, i, &p.st.val[i * sh.kp], &p.st.exp[i * sh.kp], &p.st.scale_exp[i * sh.steps], 1,
-              flag);
-  });
-  return p;
+// Lines of one operand (rows of op(A) or columns of op(B)) as read from
+// its source, k contiguous, and packed for the kernels.
+struct Lines {
+  std::vector<uint8_t> codes, scales;
+  Packed packed;
+};
+
+// What one call reads: the operands' sources and the decode tables.
+struct Engine {
+  const ref::ScaledGemm& g;
+  const Shape& sh;
+  const fast::ScaledPlan& plan;
+  const ScaledSource* A;  // the rows of A being run (the operand, or its codes kept)
+  const ScaledSource& B;
+  bool gst;
+  ElementTable eta, etb;
+  ScaleTable stab;
+  bool simd() const { return plan.kernel != fast::ScaledKernel::reference; }
+};
+
+// Reads `count` lines from x into l (k codes and nb scales each, `slots`
+// lines of room).
+void read_lines(const Engine& e, const ScaledSource& x, std::size_t r0, std::size_t count, std::size_t slots,
+                Lines& l) {
+  l.codes.resize(slots * e.sh.k);
+  l.scales.resize(slots * e.sh.nb);
+  x.lines(r0, count, l.codes.data(), l.scales.data());
 }
 
-// B by panels of L columns, lane-interleaved; lanes past n stay zero
-// elements with neutral scales.
-Packed pack_b(const ref::ScaledGemm& g, const Shape& sh, int threads) {
-  const ScaledUnit& u = *g.unit;
-  const bool gst = u.algo == ScaledAlgo::gst_fdpa;
-  const ElementTable et = element_table(g.fb, u.narrow_subnormals, gst);
-  const ScaleTable stab = scale_table(u.scale);
-  const Side x{g.B, g.SB, neutral_scale(u.scale), sh};
-  const std::size_t P = sh.panels;
-  const ScaleCode& neutral = stab[neutral_scale(u.scale)];
-  Packed p;
-  p.special.assign(P * sh.steps, 0);
-  if (gst) {
-    p.gst.val2.assign(P * sh.kp * L, 0.0f);
-    p.gst.nz.assign(P * sh.steps * sh.groups * L, 0);
-    p.gst.scale.assign(P * sh.kbp * L, neutral.val);
-    p.gst.scale_exp.assign(P * sh.kbp * L, neutral.e);
+// Rows [i0, i0 + rows) of A: per row kp elements, steps (ST) or kbp (GST) scales.
+void pack_a(const Engine& e, std::size_t i0, std::size_t rows, Lines& a) {
+  const ScaledUnit& u = *e.g.unit;
+  const Shape& sh = e.sh;
+  read_lines(e, *e.A, i0, rows, rows, a);
+  if (!e.simd()) return;
+  const Side x{a.codes.data(), a.scales.data(), neutral_scale(u.scale), sh};
+  Packed& p = a.packed;
+  p.special.assign(rows * sh.steps, 0);
+  if (e.gst) {
+    p.gst.val2.resize(rows * sh.kp);
+    p.gst.nz.resize(rows * sh.steps * sh.groups);
+    p.gst.scale.resize(rows * sh.kbp);
+    p.gst.scale_exp.resize(rows * sh.kbp);
   } else {
-    p.st.val.assign(P * sh.kp * L, 0.0f);
-    p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kScaledZero));
-    p.st.scale_exp.assign(P * sh.steps * L, 0);
+    p.st.val.resize(rows * sh.kp);
+    p.st.exp.resize(rows * sh.kp);
+    p.st.scale_exp.resize(rows * sh.steps);
+  }
+  for (std::size_t i = 0; i < rows; ++i) {
+    uint32_t* flags = &p.special[i * sh.steps];
+    auto flag = [&](std::size_t s) { flags[s] = 1; };
+    if (e.gst)
+      pack_gst(sh, e.eta, e.stab, x, i, &p.gst.val2[i * sh.kp], &p.gst.nz[i * sh.steps * sh.groups],
+               &p.gst.scale[i * sh.kbp], &p.gst.scale_exp[i * sh.kbp], 1, flag);
+    else
+      pack_st(u, sh, e.eta, e.stab, x, i, &p.st.val[i * sh.kp], &p.st.exp[i * sh.kp], &p.st.scale_exp[i * sh.steps],
+              1, flag);
+  }
+}
+
+// Columns [j0, j0 + cols) of B by panels of L columns, lane-interleaved;
+// lanes past the columns stay zero elements with neutral scales.
+void pack_b(const Engine& e, std::size_t j0, std::size_t cols, int threads, Lines& b) {
+  const ScaledUnit& u = *e.g.unit;
+  const Shape& sh = e.sh;
+  const std::size_t P = (cols + L - 1) / L;
+  b.codes.resize(P * L * sh.k);
+  b.scales.resize(P * L * sh.nb);
+  const Side x{b.codes.data(), b.scales.data(), neutral_scale(u.scale), sh};
+  const ScaleCode& neutral = e.stab[neutral_scale(u.scale)];
+  Packed& p = b.packed;
+  if (e.simd()) {
+    p.special.assign(P * sh.steps, 0);
+    if (e.gst) {
+      p.gst.val2.assign(P * sh.kp * L, 0.0f);
+      p.gst.nz.assign(P * sh.steps * sh.groups * L, 0);
+      p.gst.scale.assign(P * sh.kbp * L, neutral.val);
+      p.gst.scale_exp.assign(P * sh.kbp * L, neutral.e);
+    } else {
+      p.st.val.assign(P * sh.kp * L, 0.0f);
+      p.st.exp.assign(P * sh.kp * L, static_cast<int16_t>(kScaledZero));
+      p.st.scale_exp.assign(P * sh.steps * L, 0);
+    }
   }
   parallel_for(threads, P, Assign::blocks, [&](std::size_t q) {
+    const std::size_t lanes = std::min(L, cols - q * L);
+    e.B.lines(j0 + q * L, lanes, b.codes.data() + q * L * sh.k, b.scales.data() + q * L * sh.nb);
+    if (!e.simd()) return;
     uint32_t* flags = &p.special[q * sh.steps];
-    for (std::size_t j = 0; j < L && q * L + j < sh.n; ++j) {
+    for (std::size_t j = 0; j < lanes; ++j) {
       auto flag = [&](std::size_t s) { flags[s] |= 1u << j; };
       const std::size_t col = q * L + j;
-      if (gst)
-        pack_gst(sh, et, stab, x, col, &p.gst.val2[q * sh.kp * L + j], &p.gst.nz[q * sh.steps * sh.groups * L + j],
+      if (e.gst)
+        pack_gst(sh, e.etb, e.stab, x, col, &p.gst.val2[q * sh.kp * L + j], &p.gst.nz[q * sh.steps * sh.groups * L + j],
                  &p.gst.scale[q * sh.kbp * L + j], &p.gst.scale_exp[q * sh.kbp * L + j], L, flag);
       else
-        pack_st(u, sh, et, stab, x, col, &p.st.val[q * sh.kp * L + j], &p.st.exp[q * sh.kp * L + 2 * j],
+        pack_st(u, sh, e.etb, e.stab, x, col, &p.st.val[q * sh.kp * L + j], &p.st.exp[q * sh.kp * L + 2 * j],
                 &p.st.scale_exp[q * sh.steps * L + j], L, flag);
     }
   });
-  return p;
 }
 
 // ---------------------------------------------------------------------------
 // The chains.
 
+// One task's view: rows of A (local index r) against panels of B (local
+// index q), the output block starting at (i0, j0).
 struct Call {
-  const ref::ScaledGemm& g;
-  const Shape& sh;
-  const fast::ScaledPlan& plan;
-  const Packed& a;
-  const Packed& b;
+  const Engine& e;
+  const Lines& a;
+  const Lines& b;
+  std::size_t i0, j0;
 };
 
-// Steps [s0, s0 + count) of row i against panel q on the SIMD kernel.
+// Steps [s0, s0 + count) of row r against panel q on the SIMD kernel.
 void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::size_t count, uint32_t* acc) {
-  const Shape& sh = c.sh;
+  const Shape& sh = c.e.sh;
+  const fast::ScaledPlan& plan = c.e.plan;
+  const Packed& pa = c.a.packed;
+  const Packed& pb = c.b.packed;
   const int steps = static_cast<int>(count);
-  if (c.plan.kernel == fast::ScaledKernel::st) {
+  if (plan.kernel == fast::ScaledKernel::st) {
     const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
-    const fast::StRowPanel a{&c.a.st.val[ea], &c.a.st.exp[ea], &c.a.st.scale_exp[i * sh.steps + s0]};
-    const fast::StLanePanel b{&c.b.st.val[eb], &c.b.st.exp[eb], &c.b.st.scale_exp[(q * sh.steps + s0) * L]};
-    return fast::simd_st_run16(c.plan.params, steps, a, b, acc);
+    const fast::StRowPanel a{&pa.st.val[ea], &pa.st.exp[ea], &pa.st.scale_exp[i * sh.steps + s0]};
+    const fast::StLanePanel b{&pb.st.val[eb], &pb.st.exp[eb], &pb.st.scale_exp[(q * sh.steps + s0) * L]};
+    return fast::simd_st_run16(plan.params, steps, a, b, acc);
   }
   const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
   const std::size_t ga = (i * sh.steps + s0) * sh.groups, gb = (q * sh.steps + s0) * sh.groups * L;
   const std::size_t ta = i * sh.kbp + s0 * sh.bps, tb = (q * sh.kbp + s0 * sh.bps) * L;
-  const fast::GstRowPanel a{&c.a.gst.val2[ea], &c.a.gst.nz[ga], &c.a.gst.scale[ta], &c.a.gst.scale_exp[ta]};
-  const fast::GstLanePanel b{&c.b.gst.val2[eb], &c.b.gst.nz[gb], &c.b.gst.scale[tb], &c.b.gst.scale_exp[tb]};
-  fast::simd_gst_run16(c.plan.params, steps, a, b, acc);
+  const fast::GstRowPanel a{&pa.gst.val2[ea], &pa.gst.nz[ga], &pa.gst.scale[ta], &pa.gst.scale_exp[ta]};
+  const fast::GstLanePanel b{&pb.gst.val2[eb], &pb.gst.nz[gb], &pb.gst.scale[tb], &pb.gst.scale_exp[tb]};
+  fast::simd_gst_run16(plan.params, steps, a, b, acc);
 }
 
-// Step s of output (i, j) on the reference, padded as ref::scaled_chain.
-uint32_t reference_step(const ref::ScaledGemm& g, const Shape& sh, std::size_t i, std::size_t j, std::size_t s,
-                        uint32_t c) {
+// Step s of row r of A against column `col` of B (local indices) on the
+// reference, padded as ref::scaled_chain.
+uint32_t reference_step(const Call& c, std::size_t r, std::size_t col, std::size_t s, uint32_t acc) {
+  const ref::ScaledGemm& g = c.e.g;
+  const Shape& sh = c.e.sh;
   const ScaledUnit& u = *g.unit;
   const std::size_t l0 = s * sh.uk, len = std::min(sh.uk, sh.k - l0), t0 = sh.block ? l0 / sh.block : 0;
-  ref::ScaledStep st{g.fa, g.fb, g.A + i * sh.k + l0, g.B + j * sh.k + l0,
-                     sh.block ? g.SA + i * sh.nb + t0 : nullptr, sh.block ? g.SB + j * sh.nb + t0 : nullptr, c};
-  std::array<uint8_t, kMaxStepK> pa{}, pb{}, psa{}, psb{};
+  ref::ScaledStep st{g.fa,
+                     g.fb,
+                     &c.a.codes[r * sh.k + l0],
+                     &c.b.codes[col * sh.k + l0],
+                     sh.block ? &c.a.scales[r * sh.nb + t0] : nullptr,
+                     sh.block ? &c.b.scales[col * sh.nb + t0] : nullptr,
+                     acc};
+  std::vector<uint8_t> pa, pb, psa, psb;  // the last step only
   if (len < sh.uk) {
+    pa.assign(sh.uk, 0), pb.assign(sh.uk, 0);
     std::copy(st.a, st.a + len, pa.begin());
     std::copy(st.b, st.b + len, pb.begin());
     st.a = pa.data();
     st.b = pb.data();
     if (sh.block) {
-      psa.fill(neutral_scale(u.scale));
-      psb.fill(neutral_scale(u.scale));
+      psa.assign(sh.bps, neutral_scale(u.scale));
+      psb.assign(sh.bps, neutral_scale(u.scale));
       std::copy(st.sa, st.sa + len / sh.block, psa.begin());
       std::copy(st.sb, st.sb + len / sh.block, psb.begin());
       st.sa = psa.data();
@@ -264,54 +316,53 @@ uint32_t reference_step(const ref::ScaledGemm& g, const Shape& sh, std::size_t i
   return static_cast<uint32_t>(ref::scaled_instruction(u, Fmt::fp32, st));
 }
 
-// Steps [s0, s1) of row i's chains against panel q: runs of clean steps
+// Steps [s0, s1) of row r's chains against panel q: runs of clean steps
 // on the kernel; a flagged step on the kernel for its clean lanes and on
-// the reference for the others (the special-value fallback).
-void run_chain(const Call& c, std::size_t i, std::size_t q, std::size_t lanes, std::size_t s0, std::size_t s1,
+// the reference for the others (the special-value fallback). Without a
+// kernel every step runs on the reference.
+void run_chain(const Call& c, std::size_t r, std::size_t q, std::size_t lanes, std::size_t s0, std::size_t s1,
                uint32_t* acc) {
-  const Shape& sh = c.sh;
-  const uint32_t* fa = &c.a.special[i * sh.steps];
-  const uint32_t* fb = &c.b.special[q * sh.steps];
-  for (std::size_t s = s0; s < s1;) {
-    std::size_t e = s;
-    while (e < s1 && !fa[e] && !fb[e]) ++e;
-    if (e > s) run_simd(c, i, q, s, e - s, acc);
-    if (e == s1) break;
-    uint32_t before[L];
-    std::memcpy(before, acc, sizeof before);
-    const uint32_t ref_lanes = fa[e] ? ~0u : fb[e];
-    if (!fa[e]) run_simd(c, i, q, e, 1, acc);
-    for (std::size_t j = 0; j < lanes; ++j)
-      if (ref_lanes >> j & 1) acc[j] = reference_step(c.g, sh, i, q * L + j, e, before[j]);
-    s = e + 1;
+  const Shape& sh = c.e.sh;
+  if (!c.e.simd()) {
+    for (std::size_t s = s0; s < s1; ++s)
+      for (std::size_t j = 0; j < lanes; ++j) acc[j] = reference_step(c, r, q * L + j, s, acc[j]);
+    return;
   }
+  const uint32_t* fa = &c.a.packed.special[r * sh.steps];
+  const uint32_t* fb = &c.b.packed.special[q * sh.steps];
+  const uint32_t real = lanes == L ? ~0u : (1u << lanes) - 1;
+  steps_with_fallback(
+      s0, s1, acc, [&](std::size_t s) { return fa[s] || fb[s]; },
+      [&](std::size_t s) { return (fa[s] ? ~0u : fb[s]) & real; },
+      [&](std::size_t s, std::size_t e) { run_simd(c, r, q, s, e - s, acc); },
+      [&](std::size_t j, std::size_t s, uint32_t before) { return reference_step(c, r, q * L + j, s, before); });
 }
 
-// Rows [i0, i1) (at most kRowsPerTask) against panel q, from the
+// Rows [r0, r1) (at most kRowsPerTask) against panel q, from the
 // epilogue's start to D; chain: whether any step runs (alpha_eff != 0 and
 // k > 0). The steps go in chunks of about kChunkBytes of the B panel, each
 // chunk through every row while it is in L1; every chain still takes its
 // steps in order.
-void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::size_t q, std::size_t i0,
-              std::size_t i1) {
-  const ref::ScaledGemm& g = c.g;
-  const std::size_t j0 = q * L, lanes = std::min(L, g.n - j0), rows = i1 - i0;
+void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::size_t q, std::size_t r0,
+              std::size_t r1, std::size_t n_block) {
+  const ref::ScaledGemm& g = c.e.g;
+  const std::size_t lanes = std::min(L, n_block - q * L), rows = r1 - r0, j0 = c.j0 + q * L;
   alignas(64) uint32_t acc[kRowsPerTask][L] = {};
   float cv[kRowsPerTask][L] = {};
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j) {
-      cv[r][j] = ep.reads_c() ? g.C[g.c_at(i0 + r, j0 + j)] : 0.0f;
+      cv[r][j] = ep.reads_c() ? g.C[g.c_at(c.i0 + r0 + r, j0 + j)] : 0.0f;
       acc[r][j] = ep.start(cv[r][j]);
     }
   if (chain) {
-    const std::size_t step_bytes = c.sh.uk * L * 8, chunk = std::max<std::size_t>(1, kChunkBytes / step_bytes);
-    for (std::size_t s0 = 0; s0 < c.sh.steps; s0 += chunk)
+    const std::size_t step_bytes = c.e.sh.uk * L * 8, chunk = std::max<std::size_t>(1, kChunkBytes / step_bytes);
+    for (std::size_t s0 = 0; s0 < c.e.sh.steps; s0 += chunk)
       for (std::size_t r = 0; r < rows; ++r)
-        run_chain(c, i0 + r, q, lanes, s0, std::min(c.sh.steps, s0 + chunk), acc[r]);
+        run_chain(c, r0 + r, q, lanes, s0, std::min(c.e.sh.steps, s0 + chunk), acc[r]);
   }
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t j = 0; j < lanes; ++j)
-      g.D[g.c_at(i0 + r, j0 + j)] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
+      g.D[g.c_at(c.i0 + r0 + r, j0 + j)] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
 }
 
 void check(const ref::ScaledGemm& g) {
@@ -324,29 +375,90 @@ void check(const ref::ScaledGemm& g) {
                                 info(g.fb).name);
 }
 
+// Columns of B per block: what keeps the block's codes and packed panels
+// within `bytes` (about 8 bytes per element), a whole number of panels.
+std::size_t block_columns(const Shape& sh, std::size_t bytes) {
+  const std::size_t per_col = std::max<std::size_t>(sh.kp, 1) * 8;
+  return std::min(sh.panels, std::max<std::size_t>(1, bytes / per_col / L)) * L;
+}
+
+// Rows of A whose codes and scales fit in kKeptBytes, whole tasks.
+std::size_t kept_rows(const Shape& sh) {
+  const std::size_t per_row = std::max<std::size_t>(sh.k + sh.nb, 1);
+  return std::max<std::size_t>(1, kKeptBytes / per_row / kRowsPerTask) * kRowsPerTask;
+}
+
+// Rows [i0, i0 + rows) of A against every block of B's columns.
+void run_row_block(Engine& e, const ref::ScaledEpilogue& ep, bool chain, std::size_t i0b, std::size_t mrows,
+                   std::size_t nc, int threads, Lines& bl) {
+  const ref::ScaledGemm& g = e.g;
+  const std::size_t row_tasks = (mrows + kRowsPerTask - 1) / kRowsPerTask;
+  for (std::size_t j0 = 0; j0 < g.n; j0 += nc) {
+    const std::size_t cols = std::min(nc, g.n - j0), P = (cols + L - 1) / L;
+    if (chain) pack_b(e, j0, cols, threads, bl);
+    // Enough tasks for the threads: the block's panels in groups when A has few rows.
+    const std::size_t want = 4 * static_cast<std::size_t>(threads);
+    const std::size_t groups = std::min(P, row_tasks >= want ? 1 : (want + row_tasks - 1) / row_tasks);
+    const std::size_t per_group = (P + groups - 1) / groups;
+    // (parallel_for: no FTZ/DAZ, round to nearest, as the kernels' exact arithmetic needs)
+    parallel_for(threads, row_tasks * groups, Assign::dynamic, [&](std::size_t t) {
+      const std::size_t i0 = i0b + (t / groups) * kRowsPerTask, rows = std::min(kRowsPerTask, i0b + mrows - i0);
+      const std::size_t q0 = (t % groups) * per_group, q1 = std::min(P, q0 + per_group);
+      Lines al;
+      if (chain) pack_a(e, i0, rows, al);
+      const Call call{e, al, bl, i0, j0};
+      for (std::size_t q = q0; q < q1; ++q) run_rows(call, ep, chain, q, 0, rows, cols);
+    });
+  }
+}
+
 }  // namespace
 
 void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options) {
   const fast::ScaledPlan plan = fast::scaled_plan(*g.unit, options.use_reference);
   if (plan.kernel == fast::ScaledKernel::reference) return ref::scaled_gemm(g);
+  const std::size_t nb = g.unit->block ? g.k / static_cast<std::size_t>(g.unit->block) : 0;
+  scaled_gemm(g, CanonicalLines(g.A, g.SA, g.k, nb), CanonicalLines(g.B, g.SB, g.k, nb), options);
+}
+
+void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSource& b, ScaledOptions options) {
+  const ScaledUnit& u = *g.unit;
+  const fast::ScaledPlan plan = fast::scaled_plan(u, options.use_reference);
   check(g);
   if (g.m == 0 || g.n == 0) return;
   const ref::ScaledEpilogue ep = ref::make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);
   const Shape sh = shape_of(g);
-  // By default a small product stays on one thread (waking a team costs
-  // more than it saves); a thread count asked for is used as it is.
-  const std::size_t work = g.m * sh.panels * std::max<std::size_t>(sh.steps, 1);
-  const int threads = options.threads == 0 && work < kMinWorkPerThread ? 1 : thread_count(options.threads);
+  // The main driver's rule: a small product runs on fewer threads.
+  const int threads = work_threads(options.threads, g.m, g.n, sh.kp, options.work_per_thread);
   const bool chain = ep.alpha_eff != 0 && sh.steps > 0;
-  const Packed a = chain ? pack_a(g, sh, threads) : Packed{};
-  const Packed b = chain ? pack_b(g, sh, threads) : Packed{};
-  const Call call{g, sh, plan, a, b};
-  const std::size_t row_tasks = (g.m + kRowsPerTask - 1) / kRowsPerTask, tasks = sh.panels * row_tasks;
-  // (parallel_for: no FTZ/DAZ, round to nearest, as the kernels' exact arithmetic needs)
-  parallel_for(threads, tasks, Assign::dynamic, [&](std::size_t t) {
-    const std::size_t q = t / row_tasks, i0 = (t % row_tasks) * kRowsPerTask;
-    run_rows(call, ep, chain, q, i0, std::min(g.m, i0 + kRowsPerTask));
-  });
+  const bool gst = u.algo == ScaledAlgo::gst_fdpa;
+  Engine e{g, sh, plan, &a, b, gst, element_table(g.fa, u.narrow_subnormals, gst),
+           element_table(g.fb, u.narrow_subnormals, gst), scale_table(u.scale)};
+  // Blocks of B's columns, each read and packed once and taken by every
+  // row of A; a task reads and packs its rows of A (all of k) and runs them
+  // against a group of the block's panels. Where B takes more than one
+  // block, A's rows are read once (quantised, for the sgemm policies) and
+  // their codes kept, as many rows at a time as fit in kKeptBytes.
+  // Memory: B's block, the kept codes, and kRowsPerTask rows per thread.
+  const std::size_t nc = chain ? block_columns(sh, options.block_bytes ? options.block_bytes : kBlockBytes) : g.n;
+  const bool keep = nc < g.n;
+  const std::size_t mc = keep ? kept_rows(sh) : g.m;
+  Lines bl, kept;
+  for (std::size_t i0 = 0; i0 < g.m; i0 += mc) {
+    const std::size_t rows = std::min(mc, g.m - i0);
+    if (keep) {
+      kept.codes.resize(rows * sh.k);
+      kept.scales.resize(rows * sh.nb);
+      const std::size_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
+      parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
+        const std::size_t r = t * kRowsPerTask;
+        a.lines(i0 + r, std::min(kRowsPerTask, rows - r), kept.codes.data() + r * sh.k, kept.scales.data() + r * sh.nb);
+      });
+    }
+    const CanonicalLines codes(kept.codes.data(), kept.scales.data(), sh.k, sh.nb, i0);
+    if (keep) e.A = &codes;
+    run_row_block(e, ep, chain, i0, rows, nc, threads, bl);
+  }
 }
 
 }  // namespace mmaemu::driver

@@ -7,6 +7,9 @@
 // scaled_plan() leaves out.
 #pragma once
 
+#include <cstddef>
+
+#include "driver/scaled_source.h"
 #include "ref/block_scaled.h"
 
 namespace mmaemu::driver {
@@ -14,9 +17,18 @@ namespace mmaemu::driver {
 struct ScaledOptions {
   int threads = 0;             // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all cores (thread_count)
   bool use_reference = false;  // every step on the reference (tests)
+  std::size_t block_bytes = 0;  // of B's columns read and packed at a time; 0: 24 MiB (tests: smaller)
+  std::size_t work_per_thread = 0;  // multiply-adds per thread (work_threads), 0: kWorkPerThread (tests: 1)
 };
 
 /// ref::scaled_gemm(g), bit for bit; the same arguments and errors.
 void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options = {});
+
+/// The same with op(A) and op(B) read through a and b, a few lines at a
+/// time (g.A, g.SA, g.B, g.SB unused): memory beyond the operands and C is
+/// a block of B's columns (options.block_bytes) and kRowsPerTask rows of A
+/// per thread, whatever the shape.
+void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSource& b,
+                 ScaledOptions options = {});
 
 }  // namespace mmaemu::driver

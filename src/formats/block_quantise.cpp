@@ -118,6 +118,10 @@ Nvfp4Global nvfp4_global_scale(const float* v, std::size_t n) {
   float amax = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (std::isfinite(v[i])) amax = std::max(amax, std::fabs(v[i]));
+  return nvfp4_global_of_amax(amax);
+}
+
+Nvfp4Global nvfp4_global_of_amax(float amax) {
   const float enc = amax == 0 ? 1.0f : std::min(448.0f * 6.0f / amax, FLT_MAX);  // one IEEE division
   return {enc, 1.0f / enc};
 }

@@ -25,6 +25,8 @@ struct Nvfp4Global {
   float encode, decode;
 };
 Nvfp4Global nvfp4_global_scale(const float* v, std::size_t n);
+/// The same from amax, the largest |v| over the finite values (0 if none).
+Nvfp4Global nvfp4_global_of_amax(float amax);
 
 /// NVFP4: per block of 16, scale = RNE_ue4m3_saturating(amax/6 * encode),
 /// elements RNE_e2m1_saturating(v * encode / scale) (scale 0: zeros keeping
