@@ -2,7 +2,7 @@
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
 // checks, gathering codes and scales from CBLAS layouts, and the block-scaled
 // GEMM engine (driver/scaled_gemm.h: the fast engine, or the reference where
-// kernels/scaled_plan.h says so). Every exception stops here.
+// kernels/plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
 #include <climits>
