@@ -101,13 +101,15 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
                           b_format=b_format, c_format=c_format, threads=threads, schedule=schedule)
 
 
-BLOCK_SCALED_POLICIES = ("mxfp8", "mxfp8:e5m2", "mxfp6", "mxfp6:e3m2", "mxfp4", "nvfp4")
+# The C API's list (mmaemu_block_scaled_policy_name): mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4.
+BLOCK_SCALED_POLICIES = tuple(_mmaemu.block_scaled_policies())
+_BLOCK_SCALED_FAMILIES = frozenset(p.split(":")[0] for p in BLOCK_SCALED_POLICIES)
 
 
 def is_block_scaled_policy(policy):
-    """True for the block-scaled input policies (mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4;
-    any case), which quantise float32 operands per block along k."""
-    return policy.split(":")[0].lower() in ("mxfp8", "mxfp6", "mxfp4", "nvfp4")
+    """True for the block-scaled input policies (BLOCK_SCALED_POLICIES: mxfp8, mxfp8:e5m2, mxfp6,
+    mxfp6:e3m2, mxfp4, nvfp4; any case), which quantise float32 operands per block along k."""
+    return policy.split(":")[0].lower() in _BLOCK_SCALED_FAMILIES
 
 
 def tile(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, sb=None, a_format=None,

@@ -343,9 +343,18 @@ py::array sgemm_block_scaled(const py::array& a_in, const py::array& b_in, const
   return d;
 }
 
+// The block-scaled input policies' names, as the C API lists them.
+std::vector<std::string> block_scaled_policies() {
+  std::vector<std::string> names;
+  for (int i = 0; i < mmaemu_block_scaled_policy_count(); ++i) names.emplace_back(mmaemu_block_scaled_policy_name(i));
+  return names;
+}
+
 }  // namespace
 
 void bind_scaled(py::module_& m) {
+  m.def("block_scaled_policies", &block_scaled_policies,
+        "The block-scaled input policies (mmaemu_block_scaled_policy_name), as mmaemu.BLOCK_SCALED_POLICIES.");
   m.def("gemm_fp8_scaled", &gemm_fp8_scaled, py::arg("a"), py::arg("a_scales"), py::arg("b"), py::arg("b_scales"),
         py::arg("model"), py::kw_only(), py::arg("format") = "e4m3", py::arg("block_k") = 128,
         py::arg("block_n") = 128, py::arg("b_trans") = false, py::arg("threads") = 0, "See mmaemu.gemm_fp8_scaled.");

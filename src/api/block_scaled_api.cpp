@@ -2,7 +2,7 @@
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
 // checks, gathering codes and scales from CBLAS layouts, and the block-scaled
 // GEMM engine (driver/scaled_gemm.h: the fast engine, or the reference where
-// kernels/scaled_plan.h says so). Every exception stops here.
+// kernels/plan.h says so). Every exception stops here.
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -20,6 +20,7 @@
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
+#include "models/scaled_policies.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 
@@ -350,32 +351,6 @@ int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size
 
 // ---- sgemm under a block-scaled input policy (the BLAS shim's drop-in) ----
 
-namespace {
-
-struct ScaledPolicy {
-  const char* name;
-  mmaemu_format element, scale;
-  int block;
-};
-// docs/block-scaled.md: OCP MX (UE8M0 per 32) and NVFP4 (UE4M3 per 16 and a
-// per-tensor fp32 scale).
-constexpr ScaledPolicy kScaledPolicies[] = {
-    {"mxfp8", MMAEMU_E4M3, MMAEMU_UE8M0, 32}, {"mxfp8:e5m2", MMAEMU_E5M2, MMAEMU_UE8M0, 32},
-    {"mxfp6", MMAEMU_E2M3, MMAEMU_UE8M0, 32}, {"mxfp6:e3m2", MMAEMU_E3M2, MMAEMU_UE8M0, 32},
-    {"mxfp4", MMAEMU_E2M1, MMAEMU_UE8M0, 32}, {"nvfp4", MMAEMU_E2M1, MMAEMU_UE4M3, 16}};
-
-const ScaledPolicy& scaled_policy(const char* policy) {
-  std::string valid;
-  for (const ScaledPolicy& p : kScaledPolicies) {
-    if (policy && std::string(policy) == p.name) return p;
-    valid += std::string(valid.empty() ? "" : ", ") + p.name;
-  }
-  throw std::invalid_argument(std::string("'") + (policy ? policy : "(null)") +
-                              "' is not a block-scaled policy (valid: " + valid + ")");
-}
-
-}  // namespace
-
 extern "C" {
 
 int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc* desc) {
@@ -383,17 +358,17 @@ int mmaemu_parse_block_scaled_policy(const char* policy, mmaemu_block_scale_desc
     require(desc, "null descriptor");
     const ScaledPolicy& p = scaled_policy(policy);
     mmaemu_block_scale_desc_init(desc);
-    desc->a_format = desc->b_format = p.element;
-    desc->scale_format = p.scale;
+    desc->a_format = desc->b_format = static_cast<mmaemu_format>(p.element);  // same order as Fmt
+    desc->scale_format = static_cast<mmaemu_format>(p.scale);
     desc->block_size = p.block;
     return MMAEMU_OK;
   });
 }
 
-int mmaemu_block_scaled_policy_count(void) { return static_cast<int>(std::size(kScaledPolicies)); }
+int mmaemu_block_scaled_policy_count(void) { return static_cast<int>(scaled_policies().size()); }
 
 const char* mmaemu_block_scaled_policy_name(int i) {
-  return i >= 0 && i < mmaemu_block_scaled_policy_count() ? kScaledPolicies[i].name : nullptr;
+  return i >= 0 && i < mmaemu_block_scaled_policy_count() ? scaled_policies()[i].name : nullptr;
 }
 
 int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy, mmaemu_accumulate accumulate,
@@ -427,7 +402,7 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     // each operand first (zeros leave amax alone).
     const ScaledPolicy& p = scaled_policy(policy);
     const driver::Strided sa{A, static_cast<size_t>(lda), row, at}, sb{B, static_cast<size_t>(ldb), row, bt};
-    driver::LineQuantiser qa{fmt_of(p.element), bs, p.scale == MMAEMU_UE4M3, 1.0f}, qb = qa;
+    driver::LineQuantiser qa{p.element, bs, p.scale == Fmt::ue4m3, 1.0f}, qb = qa;
     if (qa.nvfp4 && K > 0) {
       const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
       const Nvfp4Global ga = nvfp4_global_of_amax(driver::operand_amax(sa, M, K, threads));

@@ -31,7 +31,7 @@
 #include "driver/scaled_decode.h"
 #include "driver/special_fallback.h"
 #include "driver/parallel.h"
-#include "kernels/scaled_plan.h"
+#include "kernels/plan.h"
 
 namespace mmaemu::driver {
 namespace {
@@ -159,13 +159,13 @@ struct Lines {
 struct Engine {
   const ref::ScaledGemm& g;
   const Shape& sh;
-  const fast::ScaledPlan& plan;
+  const fast::KernelPlan& plan;
   const ScaledSource* A;  // the rows of A being run (the operand, or its codes kept)
   const ScaledSource& B;
   bool gst;
   ElementTable eta, etb;
   ScaleTable stab;
-  bool simd() const { return plan.kernel != fast::ScaledKernel::reference; }
+  bool simd() const { return plan.simd; }
 };
 
 // Reads `count` lines from x into l (k codes and nb scales each, `slots`
@@ -265,22 +265,22 @@ struct Call {
 // Steps [s0, s0 + count) of row r against panel q on the SIMD kernel.
 void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::size_t count, uint32_t* acc) {
   const Shape& sh = c.e.sh;
-  const fast::ScaledPlan& plan = c.e.plan;
+  const fast::KernelPlan& plan = c.e.plan;
   const Packed& pa = c.a.packed;
   const Packed& pb = c.b.packed;
   const int steps = static_cast<int>(count);
-  if (plan.kernel == fast::ScaledKernel::st) {
+  if (plan.scaled == fast::ScaledKernel::st) {
     const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
     const fast::StRowPanel a{&pa.st.val[ea], &pa.st.exp[ea], &pa.st.scale_exp[i * sh.steps + s0]};
     const fast::StLanePanel b{&pb.st.val[eb], &pb.st.exp[eb], &pb.st.scale_exp[(q * sh.steps + s0) * L]};
-    return fast::simd_st_run16(plan.params, steps, a, b, acc);
+    return fast::simd_st_run16(plan.scaled_params, steps, a, b, acc);
   }
   const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
   const std::size_t ga = (i * sh.steps + s0) * sh.groups, gb = (q * sh.steps + s0) * sh.groups * L;
   const std::size_t ta = i * sh.kbp + s0 * sh.bps, tb = (q * sh.kbp + s0 * sh.bps) * L;
   const fast::GstRowPanel a{&pa.gst.val2[ea], &pa.gst.nz[ga], &pa.gst.scale[ta], &pa.gst.scale_exp[ta]};
   const fast::GstLanePanel b{&pb.gst.val2[eb], &pb.gst.nz[gb], &pb.gst.scale[tb], &pb.gst.scale_exp[tb]};
-  fast::simd_gst_run16(plan.params, steps, a, b, acc);
+  fast::simd_gst_run16(plan.scaled_params, steps, a, b, acc);
 }
 
 // Step s of row r of A against column `col` of B (local indices) on the
@@ -415,15 +415,14 @@ void run_row_block(Engine& e, const ref::ScaledEpilogue& ep, bool chain, std::si
 }  // namespace
 
 void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options) {
-  const fast::ScaledPlan plan = fast::scaled_plan(*g.unit, options.use_reference);
-  if (plan.kernel == fast::ScaledKernel::reference) return ref::scaled_gemm(g);
+  if (!fast::plan(*g.unit, {options.use_reference, false}).simd) return ref::scaled_gemm(g);
   const std::size_t nb = g.unit->block ? g.k / static_cast<std::size_t>(g.unit->block) : 0;
   scaled_gemm(g, CanonicalLines(g.A, g.SA, g.k, nb), CanonicalLines(g.B, g.SB, g.k, nb), options);
 }
 
 void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSource& b, ScaledOptions options) {
   const ScaledUnit& u = *g.unit;
-  const fast::ScaledPlan plan = fast::scaled_plan(u, options.use_reference);
+  const fast::KernelPlan plan = fast::plan(u, {options.use_reference, false});
   check(g);
   if (g.m == 0 || g.n == 0) return;
   const ref::ScaledEpilogue ep = ref::make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);

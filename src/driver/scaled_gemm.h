@@ -4,7 +4,7 @@
 // panel, threads over M x N (never along k: the chain order is the
 // model's), the SIMD kernels of kernels/scaled_simd.h, and the reference
 // for the steps with NaN/Inf elements or NaN scales and for the units
-// scaled_plan() leaves out.
+// plan() leaves out.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // plan(): the envelopes of the kernels, one predicate per kernel, and the
-// order in which they are tried. Everything that decides which kernel
-// serves a row is in this file.
+// order in which they are tried, for block-FMA rows and block-scaled units.
+// Everything that decides which kernel serves a row or unit is in this file.
 #include "kernels/plan.h"
 
 #include "models/row_facts.h"
@@ -159,7 +159,62 @@ const char* simd_misfit(const ModelRow& row, SimdParams& p) {
   return "aligned sum with c added last";
 }
 
+// ---- block-scaled units (kernels/scaled_simd.cpp: the bounds their exact
+// arithmetic rests on) ----
+
+// The kernels take e_zero as an unconditional floor of E. That equals the
+// fused sum's rule (zero terms lift E to e_zero, nonzero ones to their own
+// exponent) only while e_zero <= -126: c is always a term, a nonzero fp32 c
+// has e >= -126 and c = 0 is a zero term, so E >= e_zero either way
+// (docs/block-scaled.md §3.1, the simplification). A custom bs_e_zero above
+// -126 runs on the reference. The lower bound keeps 2^(E - F), 2^(F - E) in
+// binary64's normal range and a zero element or scale (kScaledZeroExp)
+// under the floor.
+const char* unit_misfit(const ScaledUnit& u) {
+  if (u.e_zero < -300 || u.e_zero > -126) return "zero-term exponent outside [-300, -126]";
+  if (u.round32 != Round::rz && u.round32 != Round::rne) return "fp32 result rounded other than RZ or RNE";
+  return nullptr;
+}
+
+// T/ST: t_i < 2^(F+2) <= 2^27, so 16 terms sum below 2^31 in each of the
+// two int32 halves (k <= 32, even); ST reads one scale per instruction.
+const char* st_misfit(const ScaledUnit& u) {
+  if (u.group != 0) return "T/ST-FDPA with exact groups";
+  if (u.algo == ScaledAlgo::st_fdpa && u.block != u.k) return "ST-FDPA with more than one scale per instruction";
+  if (u.algo == ScaledAlgo::t_fdpa && u.block != 0) return "T-FDPA with scales";
+  if (u.k <= 0 || u.k > 32 || u.k % 2 != 0) return "T/ST-FDPA with k odd or over 32";
+  if (u.F < 0 || u.F > 25) return "T/ST-FDPA with F over 25";
+  return nullptr;
+}
+
+// GST: groups of 16 (|Q| <= 2304, exact in fp32), at most 4 per
+// instruction, S < 2^(F+13) <= 2^53.
+const char* gst_misfit(const ScaledUnit& u) {
+  if (u.group != 16) return "GST-FDPA with groups other than 16";
+  if (u.k <= 0 || u.k > 64 || u.k % 16 != 0) return "GST-FDPA with k over 64 or not whole groups";
+  if (u.block <= 0 || u.block % 16 != 0 || u.k % u.block != 0) return "GST-FDPA with blocks not whole groups of k";
+  if (u.F < 0 || u.F > 40) return "GST-FDPA with F over 40";
+  return nullptr;
+}
+
 }  // namespace
+
+KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
+  KernelPlan k;
+  k.macro = Macro::scaled;
+  const bool gst = u.algo == ScaledAlgo::gst_fdpa;
+  const char* misfit = unit_misfit(u);
+  if (!misfit) misfit = gst ? gst_misfit(u) : st_misfit(u);
+  if (options.use_reference) k.why = "the use_reference option";
+  else if (options.simd_off) k.why = "the simd_off option";
+  else if (misfit) k.why = misfit;
+  if (*k.why) return k;
+  k.simd = true;
+  k.scaled = gst ? ScaledKernel::gst : ScaledKernel::st;
+  k.scaled_params = {u.F, u.e_zero, u.k, u.block, u.round32 == Round::rne};
+  k.name = "simd";
+  return k;
+}
 
 KernelPlan plan(const ModelRow& row, PlanOptions options) {
   KernelPlan k;

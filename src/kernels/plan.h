@@ -25,13 +25,23 @@
 // products on the aligned/exact paths, steps over kMaxStep) runs the
 // reference. Steps with NaN or Inf inputs always run the reference (the
 // special-value fallback, docs/kernels.md); the driver does that.
+//
+// A block-scaled or narrow-format unit (models/scaled_units.h) runs the
+// block-scaled macro-kernel (driver/scaled_gemm.cpp): with fp32 results on
+// the SIMD kernels of kernels/scaled_simd.h (T-FDPA and ST-FDPA:
+// simd_st_run16; GST-FDPA: simd_gst_run16) inside their envelopes, on the
+// reference (ref/block_scaled.h) otherwise (docs/block-scaled.md, "Speed").
+// Steps with NaN/Inf elements or NaN scales run on the reference whatever
+// the plan says.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/scalar.h"
+#include "kernels/scaled_simd.h"
 #include "kernels/simd.h"
 #include "models/model.h"
+#include "models/scaled_units.h"
 
 namespace mmaemu::fast {
 
@@ -40,6 +50,14 @@ enum class Macro : uint8_t {
   steps,  // step after step per output element: SIMD (16 lanes), scalar or reference steps
   chain,  // register-blocked FMA-chain tiles (simd_chain_tile / simd_chain_tile64)
   exact,  // CDNA1 exact blocks in binary64 (simd_exact_run16)
+  scaled,  // a block-scaled unit's GEMM (driver/scaled_gemm.cpp): ScaledKernel per step
+};
+
+/// The step kernel of a block-scaled unit's GEMM.
+enum class ScaledKernel : uint8_t {
+  reference,  // ref::scaled_gemm's steps
+  st,         // simd_st_run16 (T-FDPA and ST-FDPA)
+  gst,        // simd_gst_run16
 };
 
 struct PlanOptions {
@@ -53,10 +71,14 @@ struct KernelPlan {
   /// exact: the scalar kernel for lanes the SIMD kernel cannot sum exactly.
   StepFn step = nullptr;
   /// steps: run the SIMD kernel `simd.kind`; otherwise the scalar loop.
+  /// scaled: a SIMD kernel (`scaled`) serves the unit.
   bool simd = false;
   SimdParams simd_params{};
   /// steps with fp64 operands: the host binary64 FMA chain (fp64_chain).
   bool fp64 = false;
+  /// scaled: the step kernel and, off the reference, its parameters.
+  ScaledKernel scaled = ScaledKernel::reference;
+  ScaledSimdParams scaled_params{};
   /// "simd", "scalar", "fp64" (host binary64 FMAs) or "reference".
   const char* name = "reference";
   /// Why no SIMD kernel serves the row ("" when one does), e.g. "fp16
@@ -65,6 +87,9 @@ struct KernelPlan {
 };
 
 KernelPlan plan(const ModelRow& row, PlanOptions options = {});
+/// The plan for a GEMM with fp32 results on a block-scaled unit (macro
+/// scaled; simd: a SIMD kernel serves it, else the reference runs every step).
+KernelPlan plan(const ScaledUnit& unit, PlanOptions options = {});
 
 /// plan(row).name: the fast path `mmaemu models` reports.
 inline const char* kernel_name(const ModelRow& row) { return plan(row).name; }

@@ -4,8 +4,8 @@
 // output columns at a time, each lane one output element, whose inputs hold
 // no NaN or Inf element and no NaN scale (the driver sends those steps to
 // the reference). c may be anything: a NaN c gives the unit's NaN, an
-// infinite c passes through. Which units they serve is scaled_plan()'s
-// decision (kernels/scaled_plan.h); the numerics are in scaled_simd.cpp.
+// infinite c passes through. Which units they serve is plan()'s decision
+// (kernels/plan.h); the numerics are in scaled_simd.cpp.
 #pragma once
 
 #include <cstddef>

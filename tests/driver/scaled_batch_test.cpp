@@ -16,7 +16,7 @@
 #include "common/scaled_draw.h"
 #include "driver/scaled_batch.h"
 #include "hwy/targets.h"
-#include "kernels/scaled_plan.h"
+#include "kernels/plan.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 

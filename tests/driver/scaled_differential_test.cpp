@@ -19,7 +19,7 @@
 #include "common/scaled_draw.h"
 #include "driver/scaled_gemm.h"
 #include "hwy/targets.h"
-#include "kernels/scaled_plan.h"
+#include "kernels/plan.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 
@@ -132,12 +132,12 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
 TEST_CASE("every block-scaled row runs on the SIMD kernels, and use_reference reaches the reference") {
   for (const ScaledUnit& u : scaled_units()) {
     INFO(u.gpu << " " << u.instruction);
-    CHECK(fast::scaled_plan(u).kernel != fast::ScaledKernel::reference);
-    CHECK(fast::scaled_plan(u, true).kernel == fast::ScaledKernel::reference);
+    CHECK(fast::plan(u).scaled != fast::ScaledKernel::reference);
+    CHECK(fast::plan(u, {true, false}).scaled == fast::ScaledKernel::reference);
   }
   ScaledUnit wide = scaled_units()[0];
   wide.F = 30;  // outside the T/ST kernel's int32 bound: the reference serves it
-  CHECK(fast::scaled_plan(wide).kernel == fast::ScaledKernel::reference);
+  CHECK(fast::plan(wide).scaled == fast::ScaledKernel::reference);
 }
 
 TEST_CASE("fast engine equals ref::scaled_gemm: every row, format pair, semantics, shapes, specials") {
@@ -175,7 +175,7 @@ TEST_CASE("custom-key variants inside the envelopes (bs_frac, bs_e_zero, bs_roun
         u.round32 = (F + e_zero) % 2 ? Round::rne : Round::rz;
         INFO(u.gpu << " " << u.instruction << " F " << F << " e_zero " << e_zero);
         const bool inside = F <= (gst ? 40 : 25) && e_zero <= -126;
-        CHECK((fast::scaled_plan(u).kernel != fast::ScaledKernel::reference) == inside);
+        CHECK((fast::plan(u).scaled != fast::ScaledKernel::reference) == inside);
         run_trials(u, 2, seed++, inside ? "custom variant (simd)" : "custom variant (reference)");
       }
     }

@@ -126,6 +126,61 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
   CHECK(fast::plan(*rd.find(Fmt::fp16, Fmt::fp32)).simd);  // RD with fp32 results: the aligned kernel
 }
 
+TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, the reason otherwise") {
+  for (const ScaledUnit& u : scaled_units()) {
+    INFO(u.gpu << " " << u.instruction);
+    const fast::KernelPlan p = fast::plan(u);
+    CHECK(p.macro == fast::Macro::scaled);
+    CHECK((p.step == nullptr));
+    // Every unit of the table is inside an envelope: T/ST on simd_st_run16, GST on simd_gst_run16.
+    CHECK(p.simd);
+    CHECK(std::string(p.name) == "simd");
+    CHECK(std::string(p.why).empty());
+    CHECK((p.scaled == (u.algo == ScaledAlgo::gst_fdpa ? fast::ScaledKernel::gst : fast::ScaledKernel::st)));
+    CHECK(p.scaled_params.F == u.F);
+    CHECK(p.scaled_params.e_zero == u.e_zero);
+    CHECK(p.scaled_params.k == u.k);
+    CHECK(p.scaled_params.block == u.block);
+    CHECK(p.scaled_params.rne == (u.round32 == Round::rne));
+    const fast::KernelPlan r = fast::plan(u, {true, false}), s = fast::plan(u, {false, true});
+    for (const fast::KernelPlan& q : {r, s}) {
+      CHECK(q.macro == fast::Macro::scaled);
+      CHECK(!q.simd);
+      CHECK((q.scaled == fast::ScaledKernel::reference));
+      CHECK(std::string(q.name) == "reference");
+    }
+    CHECK(std::string(r.why) == "the use_reference option");
+    CHECK(std::string(s.why) == "the simd_off option");
+  }
+  // Outside an envelope: the reference, and the reason names the condition missed.
+  const auto why = [](ScaledUnit u, auto change) {
+    change(u);
+    const fast::KernelPlan p = fast::plan(u);
+    CHECK(!p.simd);
+    CHECK((p.scaled == fast::ScaledKernel::reference));
+    CHECK(std::string(p.name) == "reference");
+    return std::string(p.why);
+  };
+  const auto find = [](ScaledAlgo algo) {
+    for (const ScaledUnit& u : scaled_units())
+      if (u.algo == algo) return u;
+    FAIL("no unit of that algorithm");
+    return scaled_units()[0];
+  };
+  const ScaledUnit t = find(ScaledAlgo::t_fdpa), st = find(ScaledAlgo::st_fdpa), gst = find(ScaledAlgo::gst_fdpa);
+  CHECK(why(st, [](ScaledUnit& u) { u.F = 26; }) == "T/ST-FDPA with F over 25");
+  CHECK(why(t, [](ScaledUnit& u) { u.k = 34; }) == "T/ST-FDPA with k odd or over 32");
+  CHECK(why(t, [](ScaledUnit& u) { u.block = u.k; }) == "T-FDPA with scales");
+  CHECK(why(st, [](ScaledUnit& u) { u.block = u.k / 2; }) == "ST-FDPA with more than one scale per instruction");
+  CHECK(why(gst, [](ScaledUnit& u) { u.F = 41; }) == "GST-FDPA with F over 40");
+  CHECK(why(gst, [](ScaledUnit& u) { u.group = 8; }) == "GST-FDPA with groups other than 16");
+  CHECK(why(gst, [](ScaledUnit& u) { u.k = 80; }) == "GST-FDPA with k over 64 or not whole groups");
+  CHECK(why(gst, [](ScaledUnit& u) { u.block = 8; }) == "GST-FDPA with blocks not whole groups of k");
+  CHECK(why(gst, [](ScaledUnit& u) { u.e_zero = -125; }) == "zero-term exponent outside [-300, -126]");
+  CHECK(why(st, [](ScaledUnit& u) { u.e_zero = -301; }) == "zero-term exponent outside [-300, -126]");
+  CHECK(why(st, [](ScaledUnit& u) { u.round32 = Round::rna; }) == "fp32 result rounded other than RZ or RNE");
+}
+
 TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_fp32_bits() give it") {
   // pack_element decodes fp16/bf16 from the bit fields (the packing hot
   // path); the oracle is the generic decode. Rows: integer and real
