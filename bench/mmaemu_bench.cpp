@@ -321,6 +321,83 @@ double best_time_callers(int callers, int r, F&& f) {
   return best;
 }
 
+
+// What one run shares with each of its rows.
+struct RunSetup {
+  const std::vector<float>& A;
+  const std::vector<float>& B;
+  std::vector<std::vector<float>>& Cs;  // one C per caller
+  const std::string& schedule;
+  const std::string& scenario;
+  FILE* csv;
+  std::vector<std::pair<std::string, std::vector<double>>>& times;  // each row's time per thread count
+};
+
+// Times one row (model, input, output) on one shape and thread count
+// against the OpenBLAS time t_blas, and prints it (stdout, CSV).
+int run_row(const Case& c, const Shape& sh, int t, int r, double t_blas, RunSetup& run) {
+  const int callers = static_cast<int>(run.Cs.size());
+  const double flops = 2.0 * static_cast<double>(sh.m) * static_cast<double>(sh.n) * static_cast<double>(sh.k);
+  mmaemu_model* h = nullptr;
+  if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
+    std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+    return 2;
+  }
+  mmaemu_gemm_options opt;
+  mmaemu_gemm_options_init(&opt);
+  const bool scaled = block_scaled_policy(c.input);
+  int bad = 0;
+  if (!scaled && mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK)
+    bad = 2, std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
+  else if (!parse_output(c.output, opt.output))
+    bad = 2;
+  else if (scaled && opt.output != MMAEMU_FP32)
+    bad = 2, std::fprintf(stderr, "mmaemu-bench: the block-scaled rows run with fp32 output only\n");
+  if (bad) {
+    mmaemu_model_free(h);
+    return bad;
+  }
+  opt.threads = t;
+  if (scaled) setenv("MMA_NUM_THREADS", std::to_string(t).c_str(), 1);  // the sgemm policy path has no options
+  opt.schedule = run.schedule.empty() ? nullptr : run.schedule.c_str();
+  std::vector<int> status(static_cast<std::size_t>(callers), MMAEMU_OK);
+  std::vector<std::string> error(status.size());
+  const bool peak_ok = reset_peak_rss();
+  const double rss0 = status_mib("VmRSS");
+  const float *A = run.A.data(), *B = run.B.data();
+  const double t_emu = best_time_callers(callers, r, [&](int who) {
+    float* C = run.Cs[who].data();
+    const int s = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
+                                                     MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A, sh.k, B, sh.n, 0.0f,
+                                                     C, sh.n)
+                         : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n, sh.k,
+                                       1.0, A, sh.k, B, sh.n, 0.0, C, sh.n);
+    if (s != MMAEMU_OK && status[who] == MMAEMU_OK) status[who] = s, error[who] = mmaemu_last_error();
+  });
+  const double extra = peak_ok && rss0 >= 0 ? std::max(0.0, status_mib("VmHWM") - rss0) : -1.0;
+  mmaemu_model_free(h);
+  for (std::size_t w = 0; w < status.size(); ++w)
+    if (status[w] != MMAEMU_OK) {
+      std::fprintf(stderr, "mmaemu-bench: %s %s->%s: %s\n", c.model.c_str(), c.input.c_str(), c.output.c_str(),
+                   error[w].c_str());
+      return 2;
+    }
+  const double g = callers * flops / t_emu * 1e-9, gb = callers * flops / t_blas * 1e-9;
+  const std::string name = run.schedule.empty() ? c.model : c.model + " " + run.schedule;
+  const std::string shape_name = sh.name();
+  const std::string row = name + " " + c.input + "->" + c.output + " " + shape_name;
+  auto at = std::find_if(run.times.begin(), run.times.end(), [&](const auto& x) { return x.first == row; });
+  if (at == run.times.end()) at = run.times.insert(run.times.end(), {row, {}});
+  at->second.push_back(t_emu);
+  std::printf("%-13s %-6s %-6s %14s %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(),
+              c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, extra);
+  std::fflush(stdout);
+  if (run.csv)
+    std::fprintf(run.csv, "%s,%s,%s,%s,%d,%s,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(), c.output.c_str(),
+                 shape_name.c_str(), t, run.scenario.c_str(), g, gb, g / gb, extra);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -422,7 +499,7 @@ int main(int argc, char** argv) {
     for (float& x : A) x = dist(rng);
     for (float& x : B) x = dist(rng);
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const std::string shape_name = sh.name();
+    RunSetup run{A, B, Cs, schedule, scenario, csv, times};
     for (int t : threads) {
       openblas_set_num_threads(t);
       const int r = repeat > 0 ? repeat : (flops <= 2.2e9 ? 3 : 1);
@@ -436,59 +513,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
       for (const Case& c : cases) {
         if (c.max_n && !sizes_given && std::max({sh.m, sh.n, sh.k}) > c.max_n) continue;
-        mmaemu_model* h = nullptr;
-        if (mmaemu_model_lookup(c.model.c_str(), &h) != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-          return 2;
-        }
-        mmaemu_gemm_options opt;
-        mmaemu_gemm_options_init(&opt);
-        const bool scaled = block_scaled_policy(c.input);
-        if (!scaled && mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK) {
-          std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
-          return 2;
-        }
-        if (!parse_output(c.output, opt.output)) return 2;
-        if (scaled && opt.output != MMAEMU_FP32) {
-          std::fprintf(stderr, "mmaemu-bench: the block-scaled rows run with fp32 output only\n");
-          return 2;
-        }
-        opt.threads = t;
-        if (scaled) setenv("MMA_NUM_THREADS", std::to_string(t).c_str(), 1);  // the sgemm policy path has no options
-        opt.schedule = schedule.empty() ? nullptr : schedule.c_str();
-        std::vector<int> status(static_cast<std::size_t>(callers), MMAEMU_OK);
-        std::vector<std::string> error(status.size());
-        const bool peak_ok = reset_peak_rss();
-        const double rss0 = status_mib("VmRSS");
-        const double t_emu = best_time_callers(callers, r, [&](int who) {
-          float* C = Cs[who].data();
-          const int s = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
-                                                           MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A.data(), sh.k,
-                                                           B.data(), sh.n, 0.0f, C, sh.n)
-                               : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n,
-                                             sh.k, 1.0, A.data(), sh.k, B.data(), sh.n, 0.0, C, sh.n);
-          if (s != MMAEMU_OK && status[who] == MMAEMU_OK) status[who] = s, error[who] = mmaemu_last_error();
-        });
-        const double extra = peak_ok && rss0 >= 0 ? std::max(0.0, status_mib("VmHWM") - rss0) : -1.0;
-        mmaemu_model_free(h);
-        for (std::size_t w = 0; w < status.size(); ++w)
-          if (status[w] != MMAEMU_OK) {
-            std::fprintf(stderr, "mmaemu-bench: %s %s->%s: %s\n", c.model.c_str(), c.input.c_str(),
-                         c.output.c_str(), error[w].c_str());
-            return 2;
-          }
-        const double g = callers * flops / t_emu * 1e-9, gb = callers * flops / t_blas * 1e-9;
-        const std::string name = schedule.empty() ? c.model : c.model + " " + schedule;
-        const std::string row = name + " " + c.input + "->" + c.output + " " + shape_name;
-        auto at = std::find_if(times.begin(), times.end(), [&](const auto& r) { return r.first == row; });
-        if (at == times.end()) at = times.insert(times.end(), {row, {}});
-        at->second.push_back(t_emu);
-        std::printf("%-13s %-6s %-6s %14s %7d %10.3f %16.2f %9.4f %13.1f\n", name.c_str(), c.input.c_str(),
-                    c.output.c_str(), shape_name.c_str(), t, g, gb, g / gb, extra);
-        std::fflush(stdout);
-        if (csv)
-          std::fprintf(csv, "%s,%s,%s,%s,%d,%s,%.4f,%.3f,%.5f,%.1f\n", name.c_str(), c.input.c_str(),
-                       c.output.c_str(), shape_name.c_str(), t, scenario.c_str(), g, gb, g / gb, extra);
+        if (const int bad = run_row(c, sh, t, r, t_blas, run)) return bad;
       }
     }
   }
