@@ -162,10 +162,9 @@ int parse_threads(const char* v) {
 
 // MMA_NUM_THREADS is ours: a malformed or out-of-range value is refused
 // (OMP_NUM_THREADS belongs to the OpenMP runtime, which reports its own).
-int mma_num_threads() {
+void check_mma_num_threads() {
   const char* v = std::getenv("MMA_NUM_THREADS");
-  if (!v || !*v) return 0;
-  if (const int t = parse_threads(v)) return t;
+  if (!v || !*v || parse_threads(v)) return;
   throw std::invalid_argument(std::string("MMA_NUM_THREADS='") + v + "': not a whole number from 1 to " +
                               std::to_string(kMaxThreads));
 }
@@ -291,9 +290,8 @@ void check_threads(int requested) {
 int thread_count(int requested) {
   check_threads(requested);
   if (requested > 0) return requested;
-  if (const int t = mma_num_threads()) return t;
-  if (const int t = parse_threads(std::getenv("OMP_NUM_THREADS"))) return t;
-  return std::min(cores(), kMaxThreads);
+  check_mma_num_threads();
+  return default_threads();
 }
 
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body) {
