@@ -81,12 +81,6 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
   }
 }
 
-// Offset of element (r, c) of op(X) in X's storage (CBLAS).
-size_t offset(bool row_major, bool trans, size_t r, size_t c, size_t ld) {
-  if (trans) std::swap(r, c);
-  return row_major ? r * ld + c : c * ld + r;
-}
-
 // One operand as the API sees it: op(X) is rows x cols, k runs along
 // columns (A) or rows (B); codes one per byte or packed along k.
 struct Operand {
@@ -97,12 +91,13 @@ struct Operand {
   const char* name;
 
   uint8_t code(size_t r, size_t c) const {
+    const driver::Strided at{data, ld, row_major, trans};
     uint8_t v;
     if (packed) {
       const size_t kk = k_is_col ? c : r;
-      v = (data[offset(row_major, trans, k_is_col ? r : kk / 2, k_is_col ? kk / 2 : c, ld)] >> (4 * (kk & 1))) & 0xF;
+      v = (data[at.at(k_is_col ? r : kk / 2, k_is_col ? kk / 2 : c)] >> (4 * (kk & 1))) & 0xF;
     } else {
-      v = data[offset(row_major, trans, r, c, ld)];
+      v = data[at.at(r, c)];
     }
     if (v >> info(fmt).width)
       throw std::invalid_argument(std::string(name) + "(" + std::to_string(r) + ", " + std::to_string(c) +
