@@ -395,9 +395,8 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     // block (a zero leaves every block's amax, so its scale, as quantising
     // the short block would); NVFP4's tensor scales come from one read of
     // each operand first (zeros leave amax alone).
-    const ScaledPolicy& p = scaled_policy(policy);
     const driver::Strided sa{A, static_cast<size_t>(lda), row, at}, sb{B, static_cast<size_t>(ldb), row, bt};
-    driver::LineQuantiser qa{p.element, bs, p.scale == Fmt::ue4m3, 1.0f}, qb = qa;
+    driver::LineQuantiser qa{fmt_of(desc.a_format), bs, desc.scale_format == MMAEMU_UE4M3, 1.0f}, qb = qa;
     if (qa.nvfp4 && K > 0) {
       const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
       const Nvfp4Global ga = nvfp4_global_of_amax(driver::operand_amax(sa, M, K, threads));
