@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // _mmaemu: the compiled part of the Python package `mmaemu` (python/mmaemu).
 // Every number it returns is computed by libmmaemu's C API (mmaemu.h), in
-// libmmaemu.so; probe(), compare() and Model.units, which read the internal
-// libraries as the `mmaemu` CLI does, are in _mmaemu_internal
-// (internal.cpp). The module only checks and translates arguments.
+// libmmaemu.so (Model.units through its introspection calls); probe(),
+// compare() and distinguish(), which read the internal libraries as the
+// `mmaemu` CLI does, are in _mmaemu_internal (internal.cpp), over the same
+// libmmaemu.so. The module only checks and translates arguments.
 //
 // Extension point: a new part of the C API gets its own bind_*.cpp file,
 // declared in common.h and registered below with one line (the block-scaled
