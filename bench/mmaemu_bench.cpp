@@ -32,9 +32,12 @@
 // with each row's time ratio to its first thread count (docs/performance.md, "Threads under load").
 // peak_extra_mib: the row's peak resident memory above the resident set at
 // its start, where the operands are already written (VmHWM, reset through
-// /proc/self/clear_refs before each row).
+// /proc/self/clear_refs before each row). Memory that earlier rows freed is
+// handed back to the system first (malloc_trim): a row that reused it would
+// read too low.
 #include <cblas.h>
 #include <dlfcn.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -166,9 +169,11 @@ double status_mib(const char* key) {
   return mib;
 }
 
-// Resets the peak resident set (VmHWM) to the current one; false where
-// the kernel does not allow it (the column then reads -1).
+// Returns the heap's free pages to the system, then resets the peak
+// resident set (VmHWM) to the current one; false where the kernel does not
+// allow it (the column then reads -1).
 bool reset_peak_rss() {
+  malloc_trim(0);
   FILE* f = std::fopen("/proc/self/clear_refs", "w");
   if (!f) return false;
   const bool ok = std::fputs("5", f) >= 0;
