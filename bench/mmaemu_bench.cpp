@@ -92,7 +92,7 @@ bool block_scaled_policy(const std::string& input) {
   return mmaemu_parse_block_scaled_policy(input.c_str(), &desc) == MMAEMU_OK;
 }
 
-// The representative rows of the fast-engine issue.
+// The representative rows (the README's benchmark table).
 const std::vector<Case> kDefaultCases = {
     {"H100", "fp16"},  {"H100", "tf32"},  {"B200", "bf16"},   {"A100", "fp16"},
     {"V100", "fp16"},  {"L40S", "e4m3"},  {"MI300X", "fp16"}, {"MI300X", "fp8"},
