@@ -11,6 +11,7 @@
 
 #include "formats/fast_convert.h"
 #include "formats/fast_round.h"
+#include "kernels/pack_simd.h"
 #include "models/row_facts.h"
 
 namespace mmaemu::driver {
@@ -229,6 +230,138 @@ void pack_group(const ModelRow& row, const GemmSpec& spec, const InputConv& conv
   }
 }
 
+// One element by the scalar path, at position l of vector v (panels
+// without interleave): the fields pack_raw() or pack_group() write.
+void pack_scalar_element(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, Fmt storage, uint64_t raw,
+                         const DecodeTable* table, const Fp32Layout& f32, Panel& p, std::size_t v, std::size_t l) {
+  const uint64_t bits = convert_packed(conv, storage, row.in, raw, spec.input_round, spec.input_overflow);
+  const std::size_t at = v * p.kp + l;
+  Decoded d;
+  if (!decode_packed(row, bits, table, f32, d)) p.special[v * p.steps + l / step_k(row)] = 1;
+  p.bits[at] = bits;
+  p.sig[at] = d.sig;
+  p.exp[at] = d.exp;
+  if (!p.fsig.empty()) p.fsig[at] = d.fsig, p.fval[at] = d.fval;
+  if (!p.lane_sig.empty()) {
+    const std::size_t li = ((v / fast::kSimdLanes) * p.kp + l) * fast::kSimdLanes + v % fast::kSimdLanes;
+    p.lane_sig[li] = d.fsig, p.lane_val[li] = d.fval, p.lane_exp[li] = d.exp;
+  }
+}
+
+// The SIMD conversion and decode (kernels/pack_simd.h) serves fp32 storage
+// rounded to fp16 or bf16 (RNE) or tf32 (RNE, RZ) by the fast conversions,
+// decoded by the table (fp16, bf16) or the fp32 layout (tf32, integer
+// operands), into a panel without interleave. Its zeros are decode_packed()'s.
+bool simd_decode(const ModelRow& row, const InputConv& conv, Fmt storage, const Panel& p, const DecodeTable* table,
+                 const Fp32Layout& f32, fast::PackDecode& pd) {
+  const fast::Operand kind = fast::operand_kind(row);
+  if (storage != Fmt::fp32 || p.interleave || row.inputs_as_fp16 || kind == fast::Operand::real64) return false;
+  uint64_t neg_zero = 0x8000u;
+  switch (conv.path) {
+    case InputPath::fp32_fp16_rne: pd.conv = fast::PackConv::fp16_rne; break;
+    case InputPath::fp32_bf16_rne: pd.conv = fast::PackConv::bf16_rne; break;
+    case InputPath::fp32_tf32_rne: pd.conv = fast::PackConv::tf32_rne; break;
+    case InputPath::fp32_tf32_rz: pd.conv = fast::PackConv::tf32_rz; break;
+    default: return false;
+  }
+  if (row.in == Fmt::tf32) {
+    if (!f32.on || f32.real) return false;
+    neg_zero = 0x80000000u;
+  } else if (!table || (row.in != Fmt::fp16 && row.in != Fmt::bf16)) {
+    return false;
+  }
+  pd.real = kind == fast::Operand::real;
+  for (int s = 0; s < 2; ++s) {
+    Decoded d;
+    if (!decode_packed(row, s ? neg_zero : 0, table, f32, d)) return false;
+    pd.zero_sig[s] = d.sig, pd.zero_exp[s] = d.exp, pd.zero_fsig[s] = d.fsig, pd.zero_fval[s] = d.fval;
+  }
+  return true;
+}
+
+// Elements per pack_convert() call: its scratch stays in the L1/L2 cache.
+constexpr std::size_t kSimdChunk = 4096;
+
+// pack_vectors() by pack_convert(): A (no lanes) in chunks of k for all
+// vectors at once (row q of a call: vector v0+q); B group by group, a call's
+// rows its positions and its elements the group's vectors, lane arrays
+// written in place and bits/sig transposed after. The elements it lists
+// are packed again by pack_scalar_element().
+void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const fast::PackDecode& pd,
+                       const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
+                       std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
+                       const Fp32Layout& f32) {
+  thread_local std::vector<uint32_t> in;
+  thread_local std::vector<std::size_t> odd;
+  thread_local std::vector<uint64_t> tbits;
+  thread_local std::vector<int32_t> tsig;
+  const VecStrides st = vec_strides(X, is_a);
+  const uint32_t* base = static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
+                         static_cast<std::ptrdiff_t>(k0) * st.k;
+  // Element (row r, element i) of a call as a pointer: source vector q, position l.
+  const auto at = [&](std::size_t q, std::size_t l) {
+    return base + static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l) * st.k;
+  };
+  if (p.lane_sig.empty()) {
+    const std::size_t chunk = std::max<std::size_t>(kSimdChunk / std::max<std::size_t>(count, 1), 64);
+    for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
+      const std::size_t n = std::min(chunk, k - l0);
+      const uint32_t* src = at(0, l0);
+      std::size_t stride = static_cast<std::size_t>(st.idx);
+      if (st.k != 1) {  // k strided: gathered, the vectors read together
+        in.resize(count * n);
+        for (std::size_t l = 0; l < n; ++l)
+          for (std::size_t q = 0; q < count; ++q) in[q * n + l] = *at(q, l0 + l);
+        src = in.data(), stride = n;
+      }
+      odd.resize(count * n);
+      const std::size_t o = v0 * p.kp + pos0 + l0;
+      const bool simd = !p.fsig.empty();
+      const fast::PackDest d{p.bits.data() + o, p.sig.data() + o, p.kp, p.exp.data() + o,
+                             simd ? p.fsig.data() + o : nullptr, simd ? p.fval.data() + o : nullptr, p.kp};
+      const std::size_t nodd = fast::pack_convert(pd, src, stride, count, n, d, odd.data());
+      for (std::size_t j = 0; j < nodd; ++j) {
+        const std::size_t q = odd[j] / n, l = odd[j] % n;
+        pack_scalar_element(row, spec, conv, X.storage, src[q * stride + l], table, f32, p, v0 + q, pos0 + l0 + l);
+      }
+    }
+    return;
+  }
+  for (std::size_t q0 = 0; q0 < count;) {
+    const std::size_t v = v0 + q0, n = std::min(count - q0, fast::kSimdLanes - v % fast::kSimdLanes);
+    const std::size_t g = v / fast::kSimdLanes, lane0 = v % fast::kSimdLanes, chunk = kSimdChunk / fast::kSimdLanes;
+    for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
+      const std::size_t rows = std::min(chunk, k - l0);
+      const uint32_t* src = at(q0, l0);
+      std::size_t stride = static_cast<std::size_t>(st.k);
+      if (st.idx != 1) {  // the group's vectors not adjacent: gathered
+        in.resize(rows * n);
+        for (std::size_t l = 0; l < rows; ++l)
+          for (std::size_t q = 0; q < n; ++q) in[l * n + q] = *at(q0 + q, l0 + l);
+        src = in.data(), stride = n;
+      }
+      tbits.resize(rows * n), tsig.resize(rows * n), odd.resize(rows * n);
+      const std::size_t li = (g * p.kp + pos0 + l0) * fast::kSimdLanes + lane0;
+      const fast::PackDest d{tbits.data(), tsig.data(), n, p.lane_exp.data() + li, p.lane_sig.data() + li,
+                             p.lane_val.data() + li, fast::kSimdLanes};
+      const std::size_t nodd = fast::pack_convert(pd, src, stride, rows, n, d, odd.data());
+      for (std::size_t q = 0; q < n; ++q) {
+        const std::size_t o = (v + q) * p.kp + pos0 + l0;
+        for (std::size_t l = 0; l < rows; ++l) {
+          p.bits[o + l] = tbits[l * n + q];
+          p.sig[o + l] = tsig[l * n + q];
+          p.exp[o + l] = p.lane_exp[li + l * fast::kSimdLanes + q];
+        }
+      }
+      for (std::size_t j = 0; j < nodd; ++j) {
+        const std::size_t l = odd[j] / n, q = odd[j] % n;
+        pack_scalar_element(row, spec, conv, X.storage, src[l * stride + q], table, f32, p, v + q, pos0 + l0 + l);
+      }
+    }
+    q0 += n;
+  }
+}
+
 }  // namespace
 
 InputConv input_conv(Fmt storage, Fmt in, Round r, Overflow ov) {
@@ -248,12 +381,16 @@ InputConv input_conv(Fmt storage, Fmt in, Round r, Overflow ov) {
 // Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
 // index0+count-1, k elements from k0 on.
 void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
-                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0) {
-  thread_local std::vector<uint64_t> raw;
-  raw.resize(std::max<std::size_t>(count * k, 1));
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0,
+                  PackMode mode) {
   const DecodeTable* table = decode_table(row);
   const Fp32Layout f32 = fp32_layout(row);
   const InputConv conv = input_conv(X.storage, row.in, spec.input_round, spec.input_overflow);
+  fast::PackDecode pd{};
+  if (mode == PackMode::best && simd_decode(row, conv, X.storage, p, table, f32, pd))
+    return pack_vectors_simd(row, spec, conv, pd, X, is_a, index0, count, k0, k, p, v0, pos0, table, f32);
+  thread_local std::vector<uint64_t> raw;
+  raw.resize(std::max<std::size_t>(count * k, 1));
   if (!p.lane_sig.empty()) {  // lane-interleaved (B): group by group
     for (std::size_t q0 = 0; q0 < count;) {
       const std::size_t v = v0 + q0, n = std::min(count - q0, fast::kSimdLanes - v % fast::kSimdLanes);
@@ -266,6 +403,12 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
   gather(X, is_a, index0, count, k0, k, raw.data(), false);
   for (std::size_t q = 0; q < count; ++q)
     pack_raw(row, spec, conv, X.storage, raw.data() + q * k, k, p, v0 + q, pos0, table, f32);
+}
+
+bool pack_simd_applies(const ModelRow& row, const GemmSpec& spec, Fmt storage, const Panel& p) {
+  fast::PackDecode pd{};
+  const InputConv conv = input_conv(storage, row.in, spec.input_round, spec.input_overflow);
+  return simd_decode(row, conv, storage, p, decode_table(row), fp32_layout(row), pd);
 }
 
 void pack_vector(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a,

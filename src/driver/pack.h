@@ -228,12 +228,24 @@ inline uint64_t convert_packed(const InputConv& conv, Fmt storage, Fmt in, uint6
   return convert_input(storage, in, raw, r, ov);
 }
 
+// How pack_vectors() converts and decodes: best = the SIMD conversion and
+// decode (kernels/pack_simd.h) where it applies (fp32 storage to fp16, bf16
+// or tf32, no interleave), else element by element; scalar = element by
+// element always (the tests' reference for the SIMD one).
+enum class PackMode : uint8_t { best, scalar };
+
 // Packs vectors v0 .. v0+count-1 of the panel from op(X) vectors index0 ..
 // index0+count-1 (rows of A or columns of B), k elements from k0 on, at
 // the panel's positions pos0 .. pos0+k-1 (pos0 a whole number of steps);
 // the vectors are read together (contiguous rows of B when k is strided).
+// Both modes give the same panel, bit for bit.
 void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index0,
-                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0 = 0);
+                  std::size_t count, std::size_t k0, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0 = 0,
+                  PackMode mode = PackMode::best);
+
+// Whether pack_vectors(..., PackMode::best) takes the SIMD conversion and
+// decode for this row, policy, storage and panel.
+bool pack_simd_applies(const ModelRow& row, const GemmSpec& spec, Fmt storage, const Panel& p);
 
 // Packs vector v of the panel from op(X) row/column `index`, k elements
 // from k0 on.
