@@ -34,6 +34,19 @@ inline constexpr std::size_t kKFewColumns = 1008;
 /// released at the end of the call.
 inline constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
 
+/// Where a promoting call (driver::add_range, schedule_parts.h) puts its
+/// results instead of the epilogue: every chain starts from +0 at each
+/// multiple of `interval` k of the call, and at the end of each such piece
+/// (and of k) the piece's result, widened exactly to `main` (fp32, or fp64
+/// for an fp64 unit), is added into dst with one RNE addition. dst: m x n,
+/// row-major, leading dimension ld (docs/schedules.md, promote:P).
+struct RangeSink {
+  std::size_t interval;
+  void* dst;
+  std::ptrdiff_t ld;
+  Fmt main;
+};
+
 /// One GEMM call as the macro-kernels see it.
 struct GemmCall {
   const GemmSpec& spec;
@@ -44,6 +57,7 @@ struct GemmCall {
   int threads;
   const Epilogue& epilogue;
   const fast::KernelPlan& plan;
+  const RangeSink* sink = nullptr;  // steps macro-kernel only; null: the epilogue
 };
 
 /// FMA chains on register-blocked tiles (macro_chain.cpp).

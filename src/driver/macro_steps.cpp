@@ -20,6 +20,7 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/schedule_sink.h"
 #include "driver/special_fallback.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
@@ -89,15 +90,15 @@ void simd_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size
   }
 }
 
-// A's vector v against B's lane group gg over the chunk: runs of steps
-// without NaN/Inf inputs in one kernel call; a step with such inputs runs
-// on the kernel too, and its affected lanes again on the reference.
+// A's vector v against B's lane group gg over the chunk's steps [s0, s1):
+// runs of steps without NaN/Inf inputs in one kernel call; a step with such
+// inputs runs on the kernel too, and its affected lanes again on the reference.
 void simd_lanes(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
-                std::size_t lanes, uint32_t* acc) {
+                std::size_t lanes, uint32_t* acc, std::size_t s0, std::size_t s1) {
   const Panel& b = ch.b;
   const uint64_t* ab = a.bits.data() + v * ch.kp;
   steps_with_fallback(
-      0, ch.steps, acc,
+      s0, s1, acc,
       [&](std::size_t s) { return a.special[v * ch.steps + s] || b.group_special[gg * ch.steps + s]; },
       [&](std::size_t s) {
         uint32_t m = 0;
@@ -112,21 +113,23 @@ void simd_lanes(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
       });
 }
 
-// A's vector v against columns [w0, w1), one element at a time: the fp64
-// chain, or per step the scalar kernel (reference for NaN/Inf steps and
-// rows without one). acc32/acc64: the row's accumulators (column w at [w]).
+// A's vector v against columns [w0, w1) over the chunk's steps [s0, s1),
+// one element at a time: the fp64 chain, or per step the scalar kernel
+// (reference for NaN/Inf steps and rows without one). acc32/acc64: the
+// row's accumulators (column w at [w]).
 void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t w0,
-                std::size_t w1, uint32_t* acc32, uint64_t* acc64) {
+                std::size_t w1, uint32_t* acc32, uint64_t* acc64, std::size_t s0, std::size_t s1) {
   const Panel& b = ch.b;
   const uint64_t* ab = a.bits.data() + v * ch.kp;
   for (std::size_t w = w0; w < w1; ++w) {
     const uint64_t* bb = b.bits.data() + w * ch.kp;
     if (g.plan.fp64) {
-      acc64[w] = fast::fp64_chain(g.row, ch.kc, ab, bb, acc64[w]);
+      const std::size_t l0 = s0 * ch.step, l1 = std::min(s1 * ch.step, ch.kc);
+      acc64[w] = fast::fp64_chain(g.row, l1 - l0, ab + l0, bb + l0, acc64[w]);
       continue;
     }
     uint64_t acc = acc32[w];
-    for (std::size_t s = 0; s < ch.steps; ++s) {
+    for (std::size_t s = s0; s < s1; ++s) {
       const std::size_t l = s * ch.step, len = std::min(ch.step, ch.kc - l);
       if (g.plan.step && !a.special[v * ch.steps + s] && !b.special[w * ch.steps + s])
         acc = g.plan.step(g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l),
@@ -174,6 +177,43 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
   p.jtasks = (p.groups + p.jb - 1) / p.jb;
 }
 
+// steps_task under a promotion sink (macro.h, RangeSink): per piece of the
+// chunk, the chains from +0 (or carried from the previous chunk) and, where
+// the piece ends, its results added into the sink.
+void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std::size_t k0, const Panel& a,
+               std::size_t i0, std::size_t mc, std::size_t g0, std::size_t g1, uint32_t* acc32, uint64_t* acc64) {
+  const RangeSink& sk = *g.sink;
+  const uint64_t zero = zero_bits(g.row.out, false);
+  const std::size_t nc = p.nc, w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
+  if (!g.plan.simd) {
+    for (std::size_t v = 0; v < mc; ++v) {
+      uint32_t* r32 = g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc;
+      uint64_t* r64 = g.plan.fp64 ? acc64 + (i0 + v) * nc : nullptr;
+      for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
+        if (sg.start && r64) std::fill(r64 + w_lo, r64 + w_hi, zero);
+        if (sg.start && r32) std::fill(r32 + w_lo, r32 + w_hi, static_cast<uint32_t>(zero));
+        scalar_row(g, ch, a, v, w_lo, w_hi, r32, r64, sg.s0, sg.s1);
+        if (sg.end && r64) sink_add(sk, g.row, i0 + v, p.j0 + w_lo, w_hi - w_lo, r64 + w_lo);
+        if (sg.end && r32) sink_add(sk, g.row, i0 + v, p.j0 + w_lo, w_hi - w_lo, r32 + w_lo);
+      });
+    }
+    return;
+  }
+  for (std::size_t gg = g0; gg < g1; ++gg)
+    for (std::size_t v = 0; v < mc; ++v) {
+      HWY_ALIGN_MAX uint32_t acc[L] = {};
+      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
+      uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
+      for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
+        if (sg.start) std::fill(acc, acc + L, static_cast<uint32_t>(zero));
+        else std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));  // the piece began in an earlier chunk
+        simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        if (sg.end) sink_add(sk, g.row, i0 + v, p.j0 + w0, lanes, acc);
+        else std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
+      });
+    }
+}
+
 // One task of one chunk: rows [i0, i0+mc) x columns [w_lo, w_hi) of the
 // panel. Its accumulators start at the epilogue's initial values in the
 // first chunk and are stored in the last; A's rows are packed per task.
@@ -182,7 +222,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
   const std::size_t nc = p.nc, i0 = (t / p.jtasks) * p.mc, mc = std::min(p.mc, g.m - i0);
   const std::size_t g0 = (t % p.jtasks) * p.jb, g1 = std::min(p.groups, g0 + p.jb);
   const std::size_t w_lo = g0 * L, w_hi = std::min(nc, g1 * L);
-  if (p.first)
+  if (p.first && !g.sink)
     for (std::size_t i = i0; i < i0 + mc; ++i)
       for (std::size_t w = w_lo; w < w_hi; ++w) {
         const uint64_t a0 = g.epilogue.initial_acc(i, p.j0 + w);
@@ -195,10 +235,11 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
   a.shape(mc, g.plan.simd, false);
   a.clear_for_pack(0, mc, 0, ch.kp, ch.kc);
   pack_vectors(g.row, g.spec, g.A, true, i0, mc, k0, ch.kc, a, 0);
+  if (g.sink) return sink_task(g, ch, p, k0, a, i0, mc, g0, g1, acc32, acc64);
   if (!g.plan.simd) {
     for (std::size_t v = 0; v < mc; ++v)
       scalar_row(g, ch, a, v, w_lo, w_hi, g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc,
-                 g.plan.fp64 ? acc64 + (i0 + v) * nc : nullptr);
+                 g.plan.fp64 ? acc64 + (i0 + v) * nc : nullptr, 0, ch.steps);
   } else {
     // Groups outer, so that a group's B panel stays in cache for the rows.
     for (std::size_t gg = g0; gg < g1; ++gg)
@@ -208,7 +249,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
         const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
         uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
         std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));
-        simd_lanes(g, ch, a, v, gg, lanes, acc);
+        simd_lanes(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
         std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
       }
   }

@@ -46,24 +46,8 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
   return parts;
 }
 
-// Operand X seen from element (r, c) of op(X) on.
-Operand shifted(const Operand& X, std::size_t r, std::size_t c) {
-  const std::ptrdiff_t at = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
-                                    : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
-  Operand o = X;
-  o.data = static_cast<const unsigned char*>(X.data) + at * (info(X.storage).width / 8);
-  return o;
-}
-
-// Pieces of at most `interval` from r.k0 on (interval 0: r itself).
-std::vector<KRange> pieces_of(KRange r, std::size_t interval) {
-  if (interval == 0) return {r};
-  std::vector<KRange> out;
-  for (std::size_t at = 0; at < r.len; at += interval) out.push_back({r.k0 + at, std::min(interval, r.len - at)});
-  return out;
-}
-
-// Bytes of scratch (all buffers together) a block of columns may use.
+// Bytes of scratch (all buffers together) a block of columns may use; one
+// buffer is add_range's, where it runs a GEMM per piece.
 constexpr std::size_t kScratchBudget = std::size_t{64} << 20;
 
 template <typename T>
@@ -78,30 +62,25 @@ void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::
   std::size_t nb = std::max<std::size_t>(1, kScratchBudget / (buffers * std::max<std::size_t>(m, 1) * sizeof(T)));
   if (nb >= 16) nb -= nb % 16;
   nb = std::min(nb, n);
-  std::vector<T> main(m * nb), piece(m * nb), acc(slice_acc ? m * nb : 0);
+  std::vector<T> main(m * nb), acc(slice_acc ? m * nb : 0);
   std::vector<std::vector<T>> parts(tree ? slices.size() : 0, std::vector<T>(m * nb));
   const MainEpilogue epi{row, alpha, beta, spec.accumulate_into_c, c_storage, C, ldc, threads};
   for (std::size_t j0 = 0; j0 < n; j0 += nb) {
     const std::size_t nc = std::min(nb, n - j0);
     const Block blk{m, j0, nc, threads};
     // dst (+)= the pieces of r: dst = ((dst + p0) + p1) + ...
-    auto add_range = [&](KRange r, T* dst) {
-      for (const KRange& p : pieces_of(r, s.promote)) {
-        unit_piece(spec, blk, p, A, B, F, piece.data());
-        add_into(blk, dst, piece.data());
-      }
-    };
+    auto add_pieces = [&](KRange r, T* dst) { add_range(spec, blk, r, s.promote, A, B, dst); };
     init_main(epi, blk, main.data());
     if (!s.split) {
-      add_range(slices.front(), main.data());
+      add_pieces(slices.front(), main.data());
     } else if (!tree) {
       for (const KRange& r : slices) {
         if (!s.promote) {
-          add_range(r, main.data());
+          add_pieces(r, main.data());
           continue;
         }
         fill_zero(blk, acc.data());
-        add_range(r, acc.data());
+        add_pieces(r, acc.data());
         add_into(blk, main.data(), acc.data());
       }
     } else {
@@ -111,7 +90,7 @@ void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::
           continue;
         }
         fill_zero(blk, parts[q].data());
-        add_range(slices[q], parts[q].data());
+        add_pieces(slices[q], parts[q].data());
       }
       // Stride-doubling pairwise tree: level 1 adds (0,1), (2,3), ...;
       // level 2 (0,2), (4,6), ...; a slice without a partner waits.
@@ -211,6 +190,14 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
 
 // ---------------------------------------------------------------------------
 // Building blocks (schedule_parts.h).
+
+Operand shifted(const Operand& X, std::size_t r, std::size_t c) {
+  const std::ptrdiff_t at = X.trans ? static_cast<std::ptrdiff_t>(c) * X.ld + static_cast<std::ptrdiff_t>(r)
+                                    : static_cast<std::ptrdiff_t>(r) * X.ld + static_cast<std::ptrdiff_t>(c);
+  Operand o = X;
+  o.data = static_cast<const unsigned char*>(X.data) + at * (info(X.storage).width / 8);
+  return o;
+}
 
 namespace {
 std::ptrdiff_t c_at(const Block& b, std::ptrdiff_t ldc, std::size_t i, std::size_t w) {

@@ -31,6 +31,17 @@ struct MainEpilogue {
 /// from +0 (driver::gemm with alpha = 1, beta = 0).
 void unit_piece(const GemmSpec& spec, const Block& b, KRange r, const Operand& A, const Operand& B, Fmt F, void* out);
 
+/// dst (m x nc, main format) += the unit's result of each piece of
+/// `interval` k of r from r.k0 on (0: r in one piece), each from +0, in k
+/// order, one RNE addition each: ((dst + p0) + p1) + ... On the steps
+/// macro-kernel the additions run inside it (schedule_sink.h).
+template <typename T>
+void add_range(const GemmSpec& spec, const Block& b, KRange r, std::size_t interval, const Operand& A,
+               const Operand& B, T* dst);
+
+/// Operand X seen from element (r, c) of op(X) on.
+Operand shifted(const Operand& X, std::size_t r, std::size_t c);
+
 template <typename T>
 void fill_zero(const Block& b, T* dst);
 /// dst = dst + src, one IEEE addition (RNE) per element.

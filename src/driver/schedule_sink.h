@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Promotion inside the steps macro-kernel (macro.h, RangeSink): which
+// intervals it takes, the pieces of a k chunk, and the additions into the
+// main accumulator (docs/schedules.md, promote:P).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "driver/macro.h"
+
+namespace mmaemu::driver {
+
+/// True when the steps macro-kernel can promote pieces of `interval` over
+/// k (the call's k): one piece, or pieces of whole steps (its k chunks are
+/// whole steps too, so every piece boundary is a step boundary of a chunk).
+bool sink_fits(std::size_t interval, std::size_t k, std::size_t step);
+
+/// Steps [s0, s1) of a chunk, all in one piece; start/end: the piece
+/// starts / ends in this segment (a piece may span several chunks).
+struct SinkSegment {
+  std::size_t s0, s1;
+  bool start, end;
+};
+
+/// f(segment) for the segments of the chunk of kc k from k0 on, in k
+/// order (k: the call's; a piece also ends at k).
+template <typename F>
+void for_sink_segments(const RangeSink& s, std::size_t k0, std::size_t kc, std::size_t step, std::size_t k, F&& f) {
+  const std::size_t steps = (kc + step - 1) / step;
+  for (std::size_t off = 0; off < kc;) {
+    const std::size_t next = std::min(kc, off + (s.interval - (k0 + off) % s.interval));
+    f(SinkSegment{off / step, next == kc ? steps : next / step, (k0 + off) % s.interval == 0,
+                  (k0 + next) % s.interval == 0 || k0 + next == k});
+    off = next;
+  }
+}
+
+/// dst(i, j0 .. j0+count-1) += acc[0 .. count-1], the unit's results (bits
+/// of the row's output format) widened exactly to s.main, one RNE addition
+/// each.
+void sink_add(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_t j0, std::size_t count,
+              const uint32_t* acc);
+void sink_add(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_t j0, std::size_t count,
+              const uint64_t* acc);
+
+}  // namespace mmaemu::driver
