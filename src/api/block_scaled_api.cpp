@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
-// checks, gathering codes and scales from CBLAS layouts, and the block-scaled
-// GEMM engine (driver/scaled_gemm.h: the fast engine, or the reference where
-// kernels/plan.h says so). Every exception stops here.
+// checks, then the GEMM through the one driver entry (driver::gemm, which
+// reads the operands in their CBLAS layouts through driver/scaled_source.h).
+// Every exception stops here.
 #include <algorithm>
 #include <bit>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/api_error.h"
 #include "api/model_of.h"
 #include "driver/gemm.h"
 #include "driver/scaled_batch.h"
-#include "driver/scaled_gemm.h"
 #include "driver/scaled_source.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
@@ -124,14 +124,26 @@ void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t 
 
 bool trans_ok(mmaemu_transpose t) { return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS; }
 
-// The chain's start (mmaemu.h, mmaemu_accumulate): BLAS_INTO_C starts from
-// beta*C only where the unit's result needs no scaling, alpha_eff = 1.
-ref::ScaledAccumulate chain_mode(const mmaemu_block_scale_desc& d, float alpha, float beta) {
-  if (d.accumulate == MMAEMU_ACC_INTO_C) return ref::ScaledAccumulate::into_c;
-  const float alpha_eff =
-      ref::make_epilogue(alpha, beta, d.a_global_scale, d.b_global_scale, ref::ScaledAccumulate::gpu_blas).alpha_eff;
-  return d.accumulate == MMAEMU_ACC_BLAS_INTO_C && alpha_eff == 1.0f ? ref::ScaledAccumulate::into_c
-                                                                     : ref::ScaledAccumulate::gpu_blas;
+// Whether the chain starts from beta*C (mmaemu.h, mmaemu_accumulate):
+// BLAS_INTO_C does only where the unit's result needs no scaling,
+// alpha_eff = RNE32(alpha*g_a*g_b) = 1.
+bool chain_from_c(const mmaemu_block_scale_desc& d, float alpha) {
+  if (d.accumulate == MMAEMU_ACC_INTO_C) return true;
+  return d.accumulate == MMAEMU_ACC_BLAS_INTO_C && mul3_rne32(alpha, d.a_global_scale, d.b_global_scale) == 1.0f;
+}
+
+// C (fp32, in place, in the caller's layout) through driver::gemm, the
+// operands read through their lines. A column-major C is the row-major
+// C^T = op(B)^T op(A)^T, as mmaemu_gemm's: the units' products are
+// symmetric in their factors, so the bits are the same.
+void run_gemm(const ScaledUnit& u, const mmaemu_block_scale_desc& d, bool row_major, size_t M, size_t N, size_t K,
+              float alpha, driver::Operand a, driver::Operand b, float beta, float* C, int ldc) {
+  const driver::ScaledSpec scaled{&u, d.a_global_scale, d.b_global_scale};
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  spec.accumulate_into_c = chain_from_c(d, alpha);
+  if (!row_major) std::swap(a, b), std::swap(M, N);
+  driver::gemm(spec, M, N, K, alpha, a, b, beta, Fmt::fp32, C, ldc);
 }
 
 // The element codes of one operand of a batch (`n` of them), one per byte:
@@ -217,11 +229,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                                  true, packed, K, KB);
     const driver::StridedCodes b({B, static_cast<size_t>(ldb), row, bt}, {SB, static_cast<size_t>(ldsb), row, bt},
                                  false, packed, K, KB);
-    // C in place, in the caller's layout (each element read before it is written).
-    const ref::ScaledAccumulate mode = chain_mode(*desc, alpha, beta);
-    driver::scaled_gemm({&u, fa, fb, M, N, K, nullptr, nullptr, nullptr, nullptr, alpha, beta, desc->a_global_scale,
-                         desc->b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row},
-                        a, b);
+    run_gemm(u, *desc, row, M, N, K, alpha, {fa, nullptr, 0, false, &a}, {fb, nullptr, 0, false, &b}, beta, C, ldc);
     return MMAEMU_OK;
   });
 }
@@ -405,11 +413,9 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
       qb.encode = gb.encode, desc.b_global_scale = gb.decode;
     }
     const ScaledUnit u = resolve(model, &desc);
-    const ref::ScaledAccumulate mode = chain_mode(desc, alpha, beta);
     const driver::QuantisedLines a(sa, true, K, KP, qa), b(sb, false, K, KP, qb);
-    driver::scaled_gemm({&u, qa.element, qb.element, M, N, KP, nullptr, nullptr, nullptr, nullptr, alpha, beta,
-                         desc.a_global_scale, desc.b_global_scale, mode, C, C, static_cast<size_t>(ldc), !row},
-                        a, b);
+    run_gemm(u, desc, row, M, N, KP, alpha, {qa.element, nullptr, 0, false, &a}, {qb.element, nullptr, 0, false, &b},
+             beta, C, ldc);
     return MMAEMU_OK;
   });
 }

@@ -5,34 +5,46 @@
 #include <cmath>
 #include <type_traits>
 
+#include "formats/block_quantise.h"
 #include "formats/fast_convert.h"
 #include "models/row_facts.h"
 
 namespace mmaemu::driver {
 
+namespace {
+constexpr uint32_t kScaledNaN = 0x7FFFFFFF;  // every NaN of a block-scaled GEMM (docs/block-scaled.md §4.4)
+}
+
 Epilogue::Epilogue(const GemmSpec& spec, double alpha, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc)
-    : spec_(spec), row_(*spec.row), alpha_(alpha), beta_(beta), c_storage_(c_storage), C_(C), ldc_(ldc) {
-  epi_ = row_.out == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32;
-  alpha_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(alpha), Round::rne);
+    : out_(spec.scaled ? Fmt::fp32 : spec.row->out), alpha_(alpha), beta_(beta), c_storage_(c_storage), C_(C),
+      ldc_(ldc), scaled_(spec.scaled != nullptr) {
+  if (scaled_) alpha_ = mul3_rne32(static_cast<float>(alpha), spec.scaled->g_a, spec.scaled->g_b);
+  epi_ = out_ == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32;
+  alpha_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(alpha_), Round::rne);
   beta_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(beta), Round::rne);
-  nan_store_ = c_storage == Fmt::fp32   ? row_.nan32
-               : c_storage == Fmt::fp16 ? row_.nan16
-               : c_storage == row_.out  ? nan_result(row_)
+  nan_store_ = scaled_                  ? kScaledNaN
+               : c_storage == Fmt::fp32 ? spec.row->nan32
+               : c_storage == Fmt::fp16 ? spec.row->nan16
+               : c_storage == out_      ? nan_result(*spec.row)
                                         : default_nan(c_storage);
   read_c_ = beta != 0.0;
   use_c_ = read_c_ && !spec.accumulate_into_c;
-  zero_init_ = !(spec.accumulate_into_c && read_c_ && !row_.ignores_c);
+  zero_init_ = !(spec.accumulate_into_c && read_c_ && !(spec.row && spec.row->ignores_c));
+}
+
+uint64_t Epilogue::beta_c(std::size_t i, std::size_t j, Fmt f) const {
+  const uint64_t v = scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), f);
+  return scaled_ && is_nan(f, v) ? kScaledNaN : v;
 }
 
 uint64_t Epilogue::initial_acc(std::size_t i, std::size_t j) const {
-  if (!zero_init_) return scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), row_.out);
-  return zero_bits(row_.out, false);
+  return zero_init_ ? zero_bits(out_, false) : beta_c(i, j, out_);
 }
 
 // The general case: any output and storage format.
 void Epilogue::store_one(uint64_t acc, std::size_t i, std::size_t j) const {
-  if (is_nan(row_.out, acc)) return store(c_storage_, C_, at(i, j), nan_store_);
-  const uint64_t a = convert_fast(row_.out, epi_, acc);  // exact widening
+  if (is_nan(out_, acc)) return store(c_storage_, C_, at(i, j), nan_store_);
+  const uint64_t a = convert_fast(out_, epi_, acc);  // exact widening
   uint64_t d;
   if (epi_ == Fmt::fp64) {
     const double al = std::bit_cast<double>(alpha_e_), x = std::bit_cast<double>(a);
@@ -62,7 +74,7 @@ template <typename V>
 void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const {
   using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
   using F = std::conditional_t<sizeof(V) == 4, float, double>;
-  if (c_storage_ != row_.out || row_.out != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {
+  if (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {
     for (std::size_t w = 0; w < nc; ++w) store_one(std::bit_cast<U>(acc[w]), i, j0 + w);
     return;
   }
@@ -72,8 +84,14 @@ void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_
   for (std::size_t w = 0; w < nc; ++w) {
     const F x = std::bit_cast<F>(acc[w]);
     F r = x;
-    if (use_c_) r = std::fma(al, x, be * std::bit_cast<F>(crow[w]));
-    else if (alpha_ != 1.0) r = al * x;
+    if (use_c_) {
+      const F bc = be * std::bit_cast<F>(crow[w]);
+      r = std::fma(al, x, bc);
+      if (scaled_ && r == 0 && static_cast<double>(al) * static_cast<double>(x) == -static_cast<double>(bc))
+        r = 0;  // an exact zero is +0 (block-scaled, fp32: the product is exact in double)
+    } else if (alpha_ != 1.0) {
+      r = al * x;
+    }
     crow[w] = std::isnan(x) || std::isnan(r) ? nanv : std::bit_cast<U>(r);
   }
 }
@@ -86,9 +104,7 @@ template void Epilogue::store_row(const double*, std::size_t, std::size_t, std::
 void Epilogue::scale_only(std::size_t m, std::size_t n, int threads) const {
   parallel_for(threads, m, Assign::blocks, [&](std::size_t i) {
     for (std::size_t j = 0; j < n; ++j)
-      store(c_storage_, C_, at(i, j),
-            read_c_ ? scale_round(beta_, c_storage_, load(c_storage_, C_, at(i, j)), c_storage_)
-                    : zero_bits(c_storage_, false));
+      store(c_storage_, C_, at(i, j), read_c_ ? beta_c(i, j, c_storage_) : zero_bits(c_storage_, false));
   });
 }
 

@@ -9,6 +9,11 @@
 //
 // NaN results are stored as the unit's NaN (vendor pattern) in any storage
 // format; C is read only when beta != 0.
+//
+// A block-scaled GEMM (spec.scaled, fp32 C) takes the same steps with the
+// rules of docs/block-scaled.md §4.4: alpha is alpha_eff =
+// RNE32(alpha*g_a*g_b) (one rounding; 0: D = beta*C), every NaN is
+// 0x7FFFFFFF, and an exact zero of fma(alpha_eff, acc, beta*C) is +0.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +27,8 @@ class Epilogue {
  public:
   Epilogue(const GemmSpec& spec, double alpha, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc);
 
+  /// alpha as applied (block-scaled: alpha_eff); 0: scale_only().
+  double alpha() const { return alpha_; }
   /// True when every chain starts from +0 (C is not read before the epilogue).
   bool zero_init() const { return zero_init_; }
   /// The chain's first accumulator of element (i, j): +0, or beta*C (into-c).
@@ -33,17 +40,18 @@ class Epilogue {
   template <typename V>
   void store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const;
 
-  /// alpha = 0: D = beta*C (BLAS), never reading C when beta = 0.
+  /// alpha() = 0: D = beta*C (BLAS), never reading C when beta = 0.
   void scale_only(std::size_t m, std::size_t n, int threads) const;
 
  private:
   void store_one(uint64_t acc, std::size_t i, std::size_t j) const;
+  // beta*C rounded once to f (RNE); NaN: f's default NaN (block-scaled: 0x7FFFFFFF).
+  uint64_t beta_c(std::size_t i, std::size_t j, Fmt f) const;
   std::ptrdiff_t at(std::size_t i, std::size_t j) const {
     return static_cast<std::ptrdiff_t>(i) * ldc_ + static_cast<std::ptrdiff_t>(j);
   }
 
-  const GemmSpec& spec_;
-  const ModelRow& row_;
+  Fmt out_;                   // the unit's output format
   double alpha_, beta_;
   Fmt c_storage_;
   void* C_;
@@ -51,6 +59,7 @@ class Epilogue {
   Fmt epi_;                   // epilogue arithmetic: fp32, or fp64 for fp64 rows
   uint64_t alpha_e_, beta_e_;  // alpha and beta in epi_
   uint64_t nan_store_;         // the unit's NaN in c_storage_
+  bool scaled_;               // the block-scaled rules
   bool read_c_, use_c_, zero_init_;
 };
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The GEMM entry: quick returns, alpha = 0, the kernel plan, and the
+// The GEMM entry of block-FMA rows and block-scaled units alike: quick
+// returns, alpha = 0, the kernel plan, the thread count, and the
 // macro-kernel that runs it (macro.h). Packing is pack.cpp, the BLAS
 // epilogue epilogue.cpp; the numerics are the kernels' (kernels/).
 #include "driver/gemm.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "driver/epilogue.h"
 #include "driver/macro.h"
@@ -28,21 +28,22 @@ int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc) {
+  if (spec.scaled) check_scaled(*spec.scaled, k, A, B, c_storage);
   if (m == 0 || n == 0) return;
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
-  const fast::KernelPlan plan = fast::plan(*spec.row, {spec.use_reference, spec.simd_off});
+  const fast::PlanOptions options{spec.use_reference, spec.simd_off};
+  const fast::KernelPlan plan = spec.scaled ? fast::plan(*spec.scaled->unit, options) : fast::plan(*spec.row, options);
   const int threads = gemm_threads(spec, m, n, k);
   fast::FpEnvGuard env_main;
-  if (alpha == 0.0) return epilogue.scale_only(m, n, threads);
+  if (epilogue.alpha() == 0.0) return epilogue.scale_only(m, n, threads);
 
-  const GemmCall call{spec, *spec.row, m, n, k, A, B, threads, epilogue, plan};
+  const auto call = [&] { return GemmCall{spec, *spec.row, m, n, k, A, B, threads, epilogue, plan}; };
   switch (plan.macro) {
-    case fast::Macro::chain: return run_chain_macro(call);
-    case fast::Macro::exact: return run_exact_macro(call);
-    case fast::Macro::steps: return run_steps_macro(call);
-    case fast::Macro::scaled: break;  // plan(unit) only: driver/scaled_gemm.cpp runs it
+    case fast::Macro::chain: return run_chain_macro(call());
+    case fast::Macro::exact: return run_exact_macro(call());
+    case fast::Macro::steps: return run_steps_macro(call());
+    case fast::Macro::scaled: return run_scaled_macro({*spec.scaled, m, n, k, A, B, threads, epilogue, plan});
   }
-  throw std::logic_error("driver::gemm: a block-FMA row planned on the block-scaled macro-kernel");
 }
 
 }  // namespace mmaemu::driver

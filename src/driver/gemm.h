@@ -12,20 +12,34 @@
 #include "driver/parallel.h"
 #include "formats/container.h"
 #include "models/model.h"
+#include "models/scaled_units.h"
 
 namespace mmaemu::driver {
 
+class ScaledSource;  // driver/scaled_source.h
+
 /// A matrix operand in memory: element (i, j) of op(X) is at
-/// data + (trans ? j*ld + i : i*ld + j) elements (row-major view).
+/// data + (trans ? j*ld + i : i*ld + j) elements (row-major view). A
+/// block-scaled GEMM reads op(A)'s rows or op(B)'s columns as codes of
+/// `storage` and their scales through `lines` instead (data, ld, trans unused).
 struct Operand {
   Fmt storage;
   const void* data;
   std::ptrdiff_t ld;
   bool trans;
+  const ScaledSource* lines = nullptr;
+};
+
+/// A block-scaled unit's GEMM (docs/block-scaled.md §4) in place of a
+/// block-FMA row: operands through Operand::lines, fp32 C.
+struct ScaledSpec {
+  const ScaledUnit* unit;
+  float g_a = 1, g_b = 1;       // per-tensor decode scales, folded into alpha (§4.4)
+  std::size_t block_bytes = 0;  // of B's columns read and packed at a time; 0: 24 MiB (tests: smaller)
 };
 
 struct GemmSpec {
-  const ModelRow* row;
+  const ModelRow* row = nullptr;
   Round input_round = Round::rne;       // storage -> row.in
   Overflow input_overflow = Overflow::ieee;
   bool accumulate_into_c = false;       // MMAEMU_ACC_INTO_C semantics
@@ -33,12 +47,16 @@ struct GemmSpec {
   std::size_t work_per_thread = 0;      // multiply-adds per thread, 0: kWorkPerThread (tests: 1)
   bool use_reference = false;           // run every step on ref::step (tests)
   bool simd_off = false;                // scalar kernels only (tests)
+  const ScaledSpec* scaled = nullptr;   // a block-scaled GEMM (row unused)
 };
 
 /// D (m x n, row-major view with leading dimension ldc, storage c_storage) =
 ///   gpu-blas:        fma(alpha, acc, beta*C), acc = chain from +0
 ///   into-c:          alpha * acc, acc = chain from beta*C
-/// C is read only when beta != 0.
+/// C is read only when beta != 0. The one entry of both kinds of unit: a
+/// block-FMA row (spec.row) or a block-scaled unit (spec.scaled, whose
+/// epilogue is docs/block-scaled.md §4.4; throws std::invalid_argument for
+/// a k or element format the unit does not take).
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc);

@@ -67,4 +67,24 @@ void run_exact_macro(const GemmCall& g);
 /// Every other row, step after step: SIMD, scalar or reference steps (macro_steps.cpp).
 void run_steps_macro(const GemmCall& g);
 
+/// A block-scaled GEMM as its macro-kernel sees it: the unit in place of
+/// the row, operands through Operand::lines.
+struct ScaledCall {
+  const ScaledSpec& spec;
+  std::size_t m, n, k;
+  const Operand& A;
+  const Operand& B;
+  int threads;
+  const Epilogue& epilogue;
+  const fast::KernelPlan& plan;
+};
+
+/// Block-scaled units: ref::scaled_gemm's bits on the scaled SIMD kernels,
+/// operands read a panel at a time (scaled_gemm.cpp).
+void run_scaled_macro(const ScaledCall& g);
+/// Throws std::invalid_argument for what run_scaled_macro cannot take: k
+/// not a multiple of the scale block, element formats the unit does not
+/// take, operands without lines, C other than fp32.
+void check_scaled(const ScaledSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
+
 }  // namespace mmaemu::driver

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The block-scaled GEMM on the SIMD kernels. Operands are read where they
-// are, a few lines at a time, through driver/scaled_source.h (the codes as
-// stored, or fp32 quantised line by line for the sgemm policies). Layout:
+// The block-scaled macro-kernel (macro.h, run_scaled_macro): ref::scaled_gemm's
+// bits (docs/block-scaled.md §4 and "Speed") on the SIMD kernels of
+// kernels/scaled_simd.h. Operands are read where they are, a few lines at a
+// time, through driver/scaled_source.h (the codes as stored, or fp32
+// quantised line by line for the sgemm policies). Layout:
 // B in blocks of columns (kBlockBytes), panels of 16 columns, and A by
 // rows, each padded along k to whole instructions (zero elements, neutral
 // scales: docs/block-scaled.md §4.3), decoded into what the kernels read
@@ -9,29 +11,25 @@
 // doubled e2m1 values, nonzero masks per group and scale values/exponents
 // per block (GST). A step whose A row or B column holds a NaN/Inf element
 // or a NaN scale is flagged at packing time and runs on the reference for
-// the lanes it concerns.
+// the lanes it concerns; a unit plan() leaves out runs every step there.
 //
 // Work: per block of B, tasks of (kRowsPerTask rows of A, a group of the
 // block's panels); a task's rows run their 16 chains chunk of steps by
-// chunk of steps, each chain in the order along k, from the epilogue's
+// chunk of steps, each chain in the order along k, from the Epilogue's
 // start to D in one task, so the bits never depend on the blocking or the
 // thread count.
-#include "driver/scaled_gemm.h"
-
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "driver/gemm.h"
-#include "driver/scaled_decode.h"
-#include "driver/special_fallback.h"
+#include "driver/macro.h"
 #include "driver/parallel.h"
+#include "driver/scaled_decode.h"
+#include "driver/scaled_source.h"
+#include "driver/special_fallback.h"
 #include "kernels/plan.h"
+#include "ref/block_scaled.h"
 
 namespace mmaemu::driver {
 namespace {
@@ -50,18 +48,17 @@ struct Shape {
   std::size_t m, n, k, uk, steps, kp, block, nb, bps, kbp, groups, panels;
 };
 
-Shape shape_of(const ref::ScaledGemm& g) {
-  const ScaledUnit& u = *g.unit;
+Shape shape_of(const ScaledUnit& u, std::size_t m, std::size_t n, std::size_t k) {
   Shape s{};
-  s.m = g.m, s.n = g.n, s.k = g.k, s.uk = static_cast<std::size_t>(u.k);
-  s.steps = (g.k + s.uk - 1) / s.uk;
+  s.m = m, s.n = n, s.k = k, s.uk = static_cast<std::size_t>(u.k);
+  s.steps = (k + s.uk - 1) / s.uk;
   s.kp = s.steps * s.uk;
   s.block = static_cast<std::size_t>(u.block);
-  s.nb = s.block ? g.k / s.block : 0;
+  s.nb = s.block ? k / s.block : 0;
   s.bps = s.block ? s.uk / s.block : 0;
   s.kbp = s.steps * s.bps;
   s.groups = u.group ? s.uk / static_cast<std::size_t>(u.group) : 0;
-  s.panels = (g.n + L - 1) / L;
+  s.panels = (n + L - 1) / L;
   return s;
 }
 
@@ -157,15 +154,15 @@ struct Lines {
 
 // What one call reads: the operands' sources and the decode tables.
 struct Engine {
-  const ref::ScaledGemm& g;
+  const ScaledCall& g;
+  const ScaledUnit& u;
   const Shape& sh;
-  const fast::KernelPlan& plan;
   const ScaledSource* A;  // the rows of A being run (the operand, or its codes kept)
   const ScaledSource& B;
   bool gst;
   ElementTable eta, etb;
   ScaleTable stab;
-  bool simd() const { return plan.simd; }
+  bool simd() const { return g.plan.simd; }
 };
 
 // Reads `count` lines from x into l (k codes and nb scales each, `slots`
@@ -179,7 +176,7 @@ void read_lines(const Engine& e, const ScaledSource& x, std::size_t r0, std::siz
 
 // Rows [i0, i0 + rows) of A: per row kp elements, steps (ST) or kbp (GST) scales.
 void pack_a(const Engine& e, std::size_t i0, std::size_t rows, Lines& a) {
-  const ScaledUnit& u = *e.g.unit;
+  const ScaledUnit& u = e.u;
   const Shape& sh = e.sh;
   read_lines(e, *e.A, i0, rows, rows, a);
   if (!e.simd()) return;
@@ -211,7 +208,7 @@ void pack_a(const Engine& e, std::size_t i0, std::size_t rows, Lines& a) {
 // Columns [j0, j0 + cols) of B by panels of L columns, lane-interleaved;
 // lanes past the columns stay zero elements with neutral scales.
 void pack_b(const Engine& e, std::size_t j0, std::size_t cols, int threads, Lines& b) {
-  const ScaledUnit& u = *e.g.unit;
+  const ScaledUnit& u = e.u;
   const Shape& sh = e.sh;
   const std::size_t P = (cols + L - 1) / L;
   b.codes.resize(P * L * sh.k);
@@ -265,7 +262,7 @@ struct Call {
 // Steps [s0, s0 + count) of row r against panel q on the SIMD kernel.
 void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::size_t count, uint32_t* acc) {
   const Shape& sh = c.e.sh;
-  const fast::KernelPlan& plan = c.e.plan;
+  const fast::KernelPlan& plan = c.e.g.plan;
   const Packed& pa = c.a.packed;
   const Packed& pb = c.b.packed;
   const int steps = static_cast<int>(count);
@@ -286,12 +283,11 @@ void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::
 // Step s of row r of A against column `col` of B (local indices) on the
 // reference, padded as ref::scaled_chain.
 uint32_t reference_step(const Call& c, std::size_t r, std::size_t col, std::size_t s, uint32_t acc) {
-  const ref::ScaledGemm& g = c.e.g;
   const Shape& sh = c.e.sh;
-  const ScaledUnit& u = *g.unit;
+  const ScaledUnit& u = c.e.u;
   const std::size_t l0 = s * sh.uk, len = std::min(sh.uk, sh.k - l0), t0 = sh.block ? l0 / sh.block : 0;
-  ref::ScaledStep st{g.fa,
-                     g.fb,
+  ref::ScaledStep st{c.e.g.A.storage,
+                     c.e.g.B.storage,
                      &c.a.codes[r * sh.k + l0],
                      &c.b.codes[col * sh.k + l0],
                      sh.block ? &c.a.scales[r * sh.nb + t0] : nullptr,
@@ -339,40 +335,22 @@ void run_chain(const Call& c, std::size_t r, std::size_t q, std::size_t lanes, s
 }
 
 // Rows [r0, r1) (at most kRowsPerTask) against panel q, from the
-// epilogue's start to D; chain: whether any step runs (alpha_eff != 0 and
-// k > 0). The steps go in chunks of about kChunkBytes of the B panel, each
-// chunk through every row while it is in L1; every chain still takes its
-// steps in order.
-void run_rows(const Call& c, const ref::ScaledEpilogue& ep, bool chain, std::size_t q, std::size_t r0,
-              std::size_t r1, std::size_t n_block) {
-  const ref::ScaledGemm& g = c.e.g;
+// epilogue's start to D; chain: whether any step runs (k > 0). The steps go
+// in chunks of about kChunkBytes of the B panel, each chunk through every
+// row while it is in L1; every chain still takes its steps in order.
+void run_rows(const Call& c, bool chain, std::size_t q, std::size_t r0, std::size_t r1, std::size_t n_block) {
+  const Epilogue& ep = c.e.g.epilogue;
   const std::size_t lanes = std::min(L, n_block - q * L), rows = r1 - r0, j0 = c.j0 + q * L;
   alignas(64) uint32_t acc[kRowsPerTask][L] = {};
-  float cv[kRowsPerTask][L] = {};
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < lanes; ++j) {
-      cv[r][j] = ep.reads_c() ? g.C[g.c_at(c.i0 + r0 + r, j0 + j)] : 0.0f;
-      acc[r][j] = ep.start(cv[r][j]);
-    }
+    for (std::size_t j = 0; j < lanes; ++j) acc[r][j] = static_cast<uint32_t>(ep.initial_acc(c.i0 + r0 + r, j0 + j));
   if (chain) {
     const std::size_t step_bytes = c.e.sh.uk * L * 8, chunk = std::max<std::size_t>(1, kChunkBytes / step_bytes);
     for (std::size_t s0 = 0; s0 < c.e.sh.steps; s0 += chunk)
       for (std::size_t r = 0; r < rows; ++r)
         run_chain(c, r0 + r, q, lanes, s0, std::min(c.e.sh.steps, s0 + chunk), acc[r]);
   }
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < lanes; ++j)
-      g.D[g.c_at(c.i0 + r0 + r, j0 + j)] = std::bit_cast<float>(ep.finish(acc[r][j], cv[r][j]));
-}
-
-void check(const ref::ScaledGemm& g) {
-  const ScaledUnit& u = *g.unit;
-  if (u.block && g.k % static_cast<std::size_t>(u.block))
-    throw std::invalid_argument("k = " + std::to_string(g.k) + " is not a multiple of the scale block " +
-                                std::to_string(u.block));
-  if (!(u.elements & fmt_bit(g.fa)) || !(u.elements & fmt_bit(g.fb)))
-    throw std::invalid_argument(std::string(u.instruction) + " does not take " + info(g.fa).name + " x " +
-                                info(g.fb).name);
+  for (std::size_t r = 0; r < rows; ++r) ep.store_row(acc[r], c.i0 + r0 + r, j0, lanes);
 }
 
 // Columns of B per block: what keeps the block's codes and packed panels
@@ -389,12 +367,11 @@ std::size_t kept_rows(const Shape& sh) {
 }
 
 // Rows [i0, i0 + rows) of A against every block of B's columns.
-void run_row_block(Engine& e, const ref::ScaledEpilogue& ep, bool chain, std::size_t i0b, std::size_t mrows,
-                   std::size_t nc, int threads, Lines& bl) {
-  const ref::ScaledGemm& g = e.g;
-  const std::size_t row_tasks = (mrows + kRowsPerTask - 1) / kRowsPerTask;
-  for (std::size_t j0 = 0; j0 < g.n; j0 += nc) {
-    const std::size_t cols = std::min(nc, g.n - j0), P = (cols + L - 1) / L;
+void run_row_block(Engine& e, bool chain, std::size_t i0b, std::size_t mrows, std::size_t nc, Lines& bl) {
+  const std::size_t n = e.g.n, row_tasks = (mrows + kRowsPerTask - 1) / kRowsPerTask;
+  const int threads = e.g.threads;
+  for (std::size_t j0 = 0; j0 < n; j0 += nc) {
+    const std::size_t cols = std::min(nc, n - j0), P = (cols + L - 1) / L;
     if (chain) pack_b(e, j0, cols, threads, bl);
     // Enough tasks for the threads: the block's panels in groups when A has few rows.
     const std::size_t want = 4 * static_cast<std::size_t>(threads);
@@ -407,41 +384,43 @@ void run_row_block(Engine& e, const ref::ScaledEpilogue& ep, bool chain, std::si
       Lines al;
       if (chain) pack_a(e, i0, rows, al);
       const Call call{e, al, bl, i0, j0};
-      for (std::size_t q = q0; q < q1; ++q) run_rows(call, ep, chain, q, 0, rows, cols);
+      for (std::size_t q = q0; q < q1; ++q) run_rows(call, chain, q, 0, rows, cols);
     });
   }
 }
 
 }  // namespace
 
-void scaled_gemm(const ref::ScaledGemm& g, ScaledOptions options) {
-  if (!fast::plan(*g.unit, {options.use_reference, false}).simd) return ref::scaled_gemm(g);
-  const std::size_t nb = g.unit->block ? g.k / static_cast<std::size_t>(g.unit->block) : 0;
-  scaled_gemm(g, CanonicalLines(g.A, g.SA, g.k, nb), CanonicalLines(g.B, g.SB, g.k, nb), options);
+void check_scaled(const ScaledSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage) {
+  const ScaledUnit& u = *spec.unit;
+  if (u.block && k % static_cast<std::size_t>(u.block))
+    throw std::invalid_argument("k = " + std::to_string(k) + " is not a multiple of the scale block " +
+                                std::to_string(u.block));
+  if (!(u.elements & fmt_bit(A.storage)) || !(u.elements & fmt_bit(B.storage)))
+    throw std::invalid_argument(std::string(u.instruction) + " does not take " + info(A.storage).name + " x " +
+                                info(B.storage).name);
+  if (!A.lines || !B.lines || c_storage != Fmt::fp32)
+    throw std::invalid_argument("a block-scaled GEMM reads its operands through lines and stores fp32");
 }
 
-void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSource& b, ScaledOptions options) {
-  const ScaledUnit& u = *g.unit;
-  const fast::KernelPlan plan = fast::plan(u, {options.use_reference, false});
-  check(g);
-  if (g.m == 0 || g.n == 0) return;
-  const ref::ScaledEpilogue ep = ref::make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);
-  const Shape sh = shape_of(g);
-  // The main driver's rule: a small product runs on fewer threads.
-  const int threads = work_threads(options.threads, g.m, g.n, sh.kp, options.work_per_thread);
-  const bool chain = ep.alpha_eff != 0 && sh.steps > 0;
+void run_scaled_macro(const ScaledCall& g) {
+  const ScaledUnit& u = *g.spec.unit;
+  const Shape sh = shape_of(u, g.m, g.n, g.k);
+  const bool chain = sh.steps > 0;
   const bool gst = u.algo == ScaledAlgo::gst_fdpa;
-  Engine e{g, sh, plan, &a, b, gst, element_table(g.fa, u.narrow_subnormals, gst),
-           element_table(g.fb, u.narrow_subnormals, gst), scale_table(u.scale)};
+  Engine e{g, u, sh, g.A.lines, *g.B.lines, gst, element_table(g.A.storage, u.narrow_subnormals, gst),
+           element_table(g.B.storage, u.narrow_subnormals, gst), scale_table(u.scale)};
   // Blocks of B's columns, each read and packed once and taken by every
   // row of A; a task reads and packs its rows of A (all of k) and runs them
   // against a group of the block's panels. Where B takes more than one
   // block, A's rows are read once (quantised, for the sgemm policies) and
   // their codes kept, as many rows at a time as fit in kKeptBytes.
   // Memory: B's block, the kept codes, and kRowsPerTask rows per thread.
-  const std::size_t nc = chain ? block_columns(sh, options.block_bytes ? options.block_bytes : kBlockBytes) : g.n;
+  const std::size_t nc = chain ? block_columns(sh, g.spec.block_bytes ? g.spec.block_bytes : kBlockBytes) : g.n;
   const bool keep = nc < g.n;
   const std::size_t mc = keep ? kept_rows(sh) : g.m;
+  const ScaledSource& a = *g.A.lines;
+  const int threads = g.threads;
   Lines bl, kept;
   for (std::size_t i0 = 0; i0 < g.m; i0 += mc) {
     const std::size_t rows = std::min(mc, g.m - i0);
@@ -456,7 +435,7 @@ void scaled_gemm(const ref::ScaledGemm& g, const ScaledSource& a, const ScaledSo
     }
     const CanonicalLines codes(kept.codes.data(), kept.scales.data(), sh.k, sh.nb, i0);
     if (keep) e.A = &codes;
-    run_row_block(e, ep, chain, i0, rows, nc, threads, bl);
+    run_row_block(e, chain, i0, rows, nc, bl);
   }
 }
 

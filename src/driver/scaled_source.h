@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Where the block-scaled GEMM (driver/scaled_gemm.h) reads an operand from,
+// Where the block-scaled GEMM (driver/scaled_gemm.cpp) reads an operand from,
 // a few lines at a time: the rows of op(A) or the columns of op(B) ("lines"),
 // k along each, as element codes one per byte and scale codes. The GEMM
 // asks for the lines of one panel when it packs that panel, so no operand is

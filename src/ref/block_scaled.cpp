@@ -218,6 +218,30 @@ uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 uint32_t canonical(float f) { return std::isnan(f) ? 0x7FFFFFFFu : bits(f); }
 float rne32(double exact) { return static_cast<float>(exact); }  // RNE (default mode)
 
+// The epilogue of §4.4 for one element: alpha_eff = RNE32(alpha*g_a*g_b)
+// (one rounding); c is read only when needed.
+struct ScaledEpilogue {
+  float alpha_eff, beta;
+  ScaledAccumulate accumulate;
+  bool reads_c() const { return beta != 0; }
+  // The chain's first accumulator.
+  uint32_t start(float c) const {
+    if (accumulate == ScaledAccumulate::into_c && beta != 0) return canonical(rne32(double{beta} * c));
+    return 0;  // +0
+  }
+  // D from the chain's result.
+  uint32_t finish(uint32_t acc, float c) const {
+    if (alpha_eff == 0) return beta == 0 ? 0 : canonical(rne32(double{beta} * c));
+    const float x = as_float(acc);
+    if (beta == 0 || accumulate == ScaledAccumulate::into_c)
+      return alpha_eff == 1 ? canonical(x) : canonical(rne32(double{alpha_eff} * x));
+    const float bc = rne32(double{beta} * c);
+    const float d = std::fma(alpha_eff, x, bc);  // one rounding
+    if (d == 0 && double{alpha_eff} * x == -double{bc}) return 0;  // an exact zero is +0
+    return canonical(d);
+  }
+};
+
 }  // namespace
 
 uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s) {
@@ -259,33 +283,13 @@ uint64_t scaled_chain(const ScaledUnit& u, Fmt out, Fmt fa, Fmt fb, std::size_t 
   return acc;
 }
 
-ScaledEpilogue make_epilogue(float alpha, float beta, float g_a, float g_b, ScaledAccumulate mode) {
-  return {mul3_rne32(alpha, g_a, g_b), beta, mode};
-}
-
-uint32_t ScaledEpilogue::start(float c) const {
-  if (accumulate == ScaledAccumulate::into_c && beta != 0) return canonical(rne32(double{beta} * c));
-  return 0;  // +0
-}
-
-uint32_t ScaledEpilogue::finish(uint32_t acc, float c) const {
-  if (alpha_eff == 0) return beta == 0 ? 0 : canonical(rne32(double{beta} * c));
-  const float x = as_float(acc);
-  if (beta == 0 || accumulate == ScaledAccumulate::into_c)
-    return alpha_eff == 1 ? canonical(x) : canonical(rne32(double{alpha_eff} * x));
-  const float bc = rne32(double{beta} * c);
-  const float d = std::fma(alpha_eff, x, bc);  // one rounding
-  if (d == 0 && double{alpha_eff} * x == -double{bc}) return 0;  // an exact zero is +0
-  return canonical(d);
-}
-
 void scaled_gemm(const ScaledGemm& g) {
   const ScaledUnit& u = *g.unit;
   if (u.block && g.k % static_cast<std::size_t>(u.block))
     throw std::invalid_argument("k = " + std::to_string(g.k) + " is not a multiple of the scale block " +
                                 std::to_string(u.block));
   check_formats(u, g.fa, g.fb, Fmt::fp32);
-  const ScaledEpilogue ep = make_epilogue(g.alpha, g.beta, g.g_a, g.g_b, g.accumulate);
+  const ScaledEpilogue ep{mul3_rne32(g.alpha, g.g_a, g.g_b), g.beta, g.accumulate};
   const std::size_t nb = u.block ? g.k / static_cast<std::size_t>(u.block) : 0;
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t j = 0; j < g.n; ++j) {

@@ -38,9 +38,8 @@ enum class ScaledAccumulate : uint8_t { gpu_blas, into_c };
 /// One GEMM on the unit (docs/block-scaled.md §4), fp32 C and D.
 ///   A: m rows of k codes, row i at A + i*k;  SA: m rows of k/block codes.
 ///   B: n columns of k codes, column j at B + j*k;  SB: n columns of k/block.
-///   C, D: m x n fp32, element (i, j) at c_at(i, j): row-major with leading
-///   dimension ldc (0: n), or column-major (c_col_major); C may be null when
-///   it is not read, and D may be C (each element is read before it is written).
+///   C, D: m x n fp32, row-major, element (i, j) at c_at(i, j); C may be null
+///   when it is not read, and D may be C (each element is read before it is written).
 /// k must be a multiple of the block (T rows: any k); the last instruction
 /// is padded with zero elements and neutral scales. g_a, g_b are the
 /// per-tensor decode scales (1 when unused), folded into alpha.
@@ -56,12 +55,7 @@ struct ScaledGemm {
   ScaledAccumulate accumulate;
   const float* C;
   float* D;
-  std::size_t ldc = 0;
-  bool c_col_major = false;
-  std::size_t c_at(std::size_t i, std::size_t j) const {
-    const std::size_t ld = ldc ? ldc : (c_col_major ? m : n);
-    return c_col_major ? j * ld + i : i * ld + j;
-  }
+  std::size_t c_at(std::size_t i, std::size_t j) const { return i * n + j; }
 };
 
 void scaled_gemm(const ScaledGemm& g);
@@ -71,16 +65,5 @@ void scaled_gemm(const ScaledGemm& g);
 /// k/block scale codes.
 uint64_t scaled_chain(const ScaledUnit& unit, Fmt out, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
                       const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint64_t acc);
-
-/// The epilogue of docs/block-scaled.md §4.4 for one element: alpha_eff =
-/// RNE32(alpha*g_a*g_b) (one rounding); c is read only when needed.
-struct ScaledEpilogue {
-  float alpha_eff, beta;
-  ScaledAccumulate accumulate;
-  bool reads_c() const { return beta != 0; }
-  uint32_t start(float c) const;             // the chain's first accumulator
-  uint32_t finish(uint32_t acc, float c) const;  // D from the chain's result
-};
-ScaledEpilogue make_epilogue(float alpha, float beta, float g_a, float g_b, ScaledAccumulate mode);
 
 }  // namespace mmaemu::ref

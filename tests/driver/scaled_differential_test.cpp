@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Bit identity of the block-scaled fast engine (driver::scaled_gemm) with
+// Bit identity of the block-scaled macro-kernel (driver::gemm) with
 // the reference (ref::scaled_gemm), docs/block-scaled.md: every row of
 // src/models/scaled_units.cpp, every element-format pair, both subnormal
 // conventions, both accumulation semantics, odd shapes and k padding,
@@ -17,7 +17,8 @@
 
 #include "common/engine_rows.h"
 #include "common/scaled_draw.h"
-#include "driver/scaled_gemm.h"
+#include "driver/gemm.h"
+#include "driver/scaled_source.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
 #include "models/scaled_units.h"
@@ -44,6 +45,23 @@ std::string describe(const ScaledUnit& u, const Trial& t) {
          (t.acc == ref::ScaledAccumulate::into_c ? " into_c" : " gpu_blas") + " threads " + std::to_string(t.threads);
 }
 
+// g on driver::gemm (C copied to D, then D in place), the operands read
+// through line sources, B's columns block_bytes at a time (0: the default).
+std::vector<float> run_driver(const ref::ScaledGemm& g, int threads, std::size_t block_bytes) {
+  const std::size_t nb = g.unit->block ? g.k / g.unit->block : 0;
+  const driver::CanonicalLines la(g.A, g.SA, g.k, nb), lb(g.B, g.SB, g.k, nb);
+  const driver::ScaledSpec scaled{g.unit, g.g_a, g.g_b, block_bytes};
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  spec.accumulate_into_c = g.accumulate == ref::ScaledAccumulate::into_c;
+  spec.threads = threads;
+  spec.work_per_thread = 1;
+  std::vector<float> D(g.C, g.C + g.m * g.n);
+  driver::gemm(spec, g.m, g.n, g.k, g.alpha, {g.fa, nullptr, 0, false, &la}, {g.fb, nullptr, 0, false, &lb}, g.beta,
+               Fmt::fp32, D.data(), static_cast<std::ptrdiff_t>(g.n));
+  return D;
+}
+
 // One GEMM on both engines; returns the number of differing elements
 // (the first two reported in hex).
 int compare(const ScaledUnit& u, const Trial& t, uint64_t seed, const std::string& where) {
@@ -59,19 +77,14 @@ int compare(const ScaledUnit& u, const Trial& t, uint64_t seed, const std::strin
     if (d.rng() % 4 == 0) std::fill_n(&A[r * t.k + (d.rng() % (t.k / 16)) * 16], 16, 0);
   for (std::size_t r = 0; r < t.n && t.k >= 16; ++r)
     if (d.rng() % 4 == 0) std::fill_n(&B[r * t.k + (d.rng() % (t.k / 16)) * 16], 16, 0);
-  std::vector<float> C(t.m * t.n), Dref(t.m * t.n), Dfast(t.m * t.n, 1.0f);
+  std::vector<float> C(t.m * t.n), Dref(t.m * t.n);
   for (auto& x : C) x = d.c_value();
   ref::ScaledGemm g{&u, t.fa, t.fb, t.m, t.n, t.k, A.data(), SA.data(), B.data(), SB.data(),
                     t.alpha, t.beta, t.g_a, t.g_b, t.acc, C.data(), Dref.data()};
   ref::scaled_gemm(g);
-  g.D = Dfast.data();
-  driver::scaled_gemm(g, {.threads = t.threads, .work_per_thread = 1});
-  // The same through line sources, B's columns one panel per block (the
-  // API's path; a unit outside the kernels' envelope takes its reference steps).
-  std::vector<float> Dblock(t.m * t.n, 1.0f);
-  g.D = Dblock.data();
-  const driver::CanonicalLines la(A.data(), SA.data(), t.k, nb), lb(B.data(), SB.data(), t.k, nb);
-  driver::scaled_gemm(g, la, lb, {.threads = t.threads, .block_bytes = 1, .work_per_thread = 1});
+  // B's columns in one block, and one panel per block (a unit outside the
+  // kernels' envelope takes its reference steps).
+  const std::vector<float> Dfast = run_driver(g, t.threads, 0), Dblock = run_driver(g, t.threads, 1);
   int bad = 0;
   for (const auto& [got_d, engine] : {std::pair{&Dfast, "fast"}, std::pair{&Dblock, "blocked"}})
     for (std::size_t i = 0; i < Dref.size(); ++i) {
