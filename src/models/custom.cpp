@@ -169,11 +169,6 @@ void apply_overrides(ModelRow& row, std::string_view overrides) {
   row = apply_to_rows({row}, parse_list(overrides), "this row")[0];
 }
 
-std::vector<ModelRow> apply_overrides(const std::vector<ModelRow>& rows, std::string_view overrides,
-                                      const std::string& model) {
-  return apply_to_rows(rows, parse_list(overrides), model);
-}
-
 namespace {
 
 // MODEL@INSTR: only the rows of one instruction (Model::find_instr), each
