@@ -21,13 +21,13 @@ using field_kit::Name;
 using field_kit::parse_enum;
 using field_kit::parse_int;
 using field_kit::print_enum;
+using field_kit::print_bool;
 using field_kit::print_int;
+using field_kit::print_str;
 
 constexpr Name<NarrowSubnormals> kSubnormals[] = {{"clamp", NarrowSubnormals::clamp},
                                                    {"normalize", NarrowSubnormals::normalize}};
 
-std::string print_gpu(const ScaledUnit& u) { return u.gpu; }
-std::string print_instruction(const ScaledUnit& u) { return u.instruction; }
 std::string print_algo(const ScaledUnit& u) { return algo_name(u.algo); }
 std::string print_elements(const ScaledUnit& u) { return format_list(u.elements); }
 std::string print_scale(const ScaledUnit& u) { return u.block ? info(u.scale).name : "none"; }
@@ -38,7 +38,6 @@ std::string print_shape(const ScaledUnit& u) {
                                                  std::to_string(u.n_step);
   return std::to_string(u.m) + "x" + n + "x" + std::to_string(u.k);
 }
-std::string print_hw(const ScaledUnit& u) { return u.hw_checked ? "1" : "0"; }
 
 constexpr Use R{When::always, nullptr, nullptr};
 constexpr Use L{When::lookup, nullptr, nullptr};
@@ -52,9 +51,9 @@ constexpr const char* kFp32Only = "has only an fp32 output";
 
 using U = ScaledUnit;
 constexpr Field kFields[] = {
-    {"gpu", "", "registry model of the unit", {L, L, L}, nullptr, print_gpu},
+    {"gpu", "", "registry model of the unit", {L, L, L}, nullptr, print_str<&U::gpu>},
     {"instruction", "", "instruction (validation-set name, docs/block-scaled.md §2)", {L, L, L}, nullptr,
-     print_instruction},
+     print_str<&U::instruction>},
     {"algo", "", "fused dot-product algorithm (docs/block-scaled.md §3)", {L, L, L}, nullptr, print_algo},
     {"elements", "", "element formats A and B take (each independently)", {L, L, L}, nullptr, print_elements},
     {"scale", "", "scale format", {N(kNoScales), L, L}, nullptr, print_scale},
@@ -78,7 +77,8 @@ constexpr Field kFields[] = {
      {F16, N(kFp32Only), N(kFp32Only)}, parse_enum<&U::round16, kRounds>,
      print_enum<&U::round16, kRounds>},
     {"shape", "", "tile shape m x n x k (n: min..max/step)", {L, L, L}, nullptr, print_shape},
-    {"hw_checked", "", "1: MMA-Sim compared the instruction with hardware", {L, L, L}, nullptr, print_hw},
+    {"hw_checked", "", "1: MMA-Sim compared the instruction with hardware", {L, L, L}, nullptr,
+     print_bool<&U::hw_checked>},
     {"bs_subnormals", "clamp, normalize", "fp6/fp4 subnormal elements: alignment exponent clamped at emin or "
      "renormalised (§1.3)", {R, R, N(kNoElementAlign)}, parse_enum<&U::narrow_subnormals, kSubnormals>,
      print_enum<&U::narrow_subnormals, kSubnormals>},
