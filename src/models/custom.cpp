@@ -99,8 +99,8 @@ ModelRow apply_to_row(const ModelRow& base, const std::vector<Override>& ovs, st
   return r;
 }
 
-// "round is not read by any row of MI250: the pairwise path ... (fp16->fp32,
-// bf16->fp32); the fma path ... (fp32->fp32, fp64->fp64)".
+// "round=rz is refused: no row of MI250 reads it: the fma path ... (fp32->fp32,
+// fp64->fp64); the pairwise path ... (fp16->fp32, bf16->fp32)".
 [[noreturn]] void refuse_unread(const fields::Field& f, const std::string& value, const std::vector<ModelRow>& rows,
                                 const std::string& model) {
   std::map<std::string, std::string> why;  // reason -> the rows it applies to
@@ -110,11 +110,7 @@ ModelRow apply_to_row(const ModelRow& base, const std::vector<Override>& ovs, st
     const std::string name = std::string(info(r.in).name) + "->" + info(r.out).name;
     if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ", ") + name;
   }
-  std::string msg = "custom model: " + std::string(f.key) + "=" + value + " is refused: no row of " + model +
-                    " reads it: ";
-  bool first = true;
-  for (const auto& [reason, list] : why) msg += (first ? "" : "; ") + reason + " (" + list + ")", first = false;
-  throw std::invalid_argument(msg);
+  field_kit::refuse(f.key, value, "no row of " + model, why);
 }
 
 std::vector<ModelRow> apply_to_rows(const std::vector<ModelRow>& rows, const std::vector<Override>& ovs,
@@ -171,11 +167,6 @@ std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, 
 
 void apply_overrides(ModelRow& row, std::string_view overrides) {
   row = apply_to_rows({row}, parse_list(overrides), "this row")[0];
-}
-
-std::vector<ModelRow> apply_overrides(const std::vector<ModelRow>& rows, std::string_view overrides,
-                                      const std::string& model) {
-  return apply_to_rows(rows, parse_list(overrides), model);
 }
 
 namespace {

@@ -12,50 +12,23 @@
 #include "models/fields.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 #include <stdexcept>
 
 namespace mmaemu::fields {
 namespace {
 
-[[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view valid) {
-  throw std::invalid_argument("custom model: invalid value '" + std::string(value) + "' for '" +
-                              std::string(key) + "' (valid: " + std::string(valid) + ")");
-}
+using field_kit::bad;
+using field_kit::kRounds;
+using field_kit::Name;
+using field_kit::parse_bool;
+using field_kit::parse_enum;
+using field_kit::parse_int;
+using field_kit::print_bool;
+using field_kit::print_enum;
+using field_kit::print_int;
+using field_kit::print_str;
+using field_kit::to_int;
 
-int to_int(std::string_view key, std::string_view v, int lo, int hi) {
-  long long x = 0;
-  const char* b = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
-  auto [p, ec] = std::from_chars(b, v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
-    bad(key, v, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-  return static_cast<int>(x);
-}
-
-uint32_t to_hex(std::string_view key, std::string_view v, std::string_view valid) {
-  std::string_view d = v;
-  if (d.size() > 2 && d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) d.remove_prefix(2);
-  uint32_t x = 0;
-  auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), x, 16);
-  if (d.empty() || ec != std::errc() || p != d.data() + d.size()) bad(key, v, valid);
-  return x;
-}
-
-bool to_bool(std::string_view key, std::string_view v) {
-  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  bad(key, v, "0, 1");
-}
-
-template <typename E>
-struct Name {
-  const char* name;
-  E value;
-};
-
-constexpr Name<Round> kRounds[] = {
-    {"rne", Round::rne}, {"rz", Round::rz}, {"rd", Round::rd}, {"ru", Round::ru}, {"rna", Round::rna}};
 constexpr Name<ProductForm> kProducts[] = {{"denormalised", ProductForm::denormalised},
                                            {"normalised", ProductForm::normalised},
                                            {"fp32", ProductForm::fp32_rne}};
@@ -79,30 +52,7 @@ constexpr Name<OverflowInf> kOverflowInfs[] = {{"ieee", OverflowInf::ieee},
 constexpr Name<SubnormalC> kSubnormalCs[] = {{"emin", SubnormalC::emin}, {"lead", SubnormalC::lead}};
 constexpr Name<NegZero> kNegZeros[] = {{"keep", NegZero::keep}, {"positive", NegZero::positive}};
 
-template <typename E, std::size_t N>
-E to_enum(std::string_view key, std::string_view v, const Name<E> (&names)[N]) {
-  std::string valid;
-  for (const auto& [name, e] : names) {
-    if (v == name) return e;
-    valid += valid.empty() ? "" : ", ";
-    valid += name;
-  }
-  bad(key, v, valid);
-}
-
-template <typename E, std::size_t N>
-std::string name_of(E e, const Name<E> (&names)[N]) {
-  for (const auto& [name, value] : names)
-    if (value == e) return name;
-  return "?";
-}
-
 // --- parsers and printers, by kind of field --------------------------------
-
-template <auto M, int lo, int hi>
-void parse_int(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_int(k, v, lo, hi); }
-template <auto M>
-std::string print_int(const ModelRow& r) { return std::to_string(r.*M); }
 
 // An integer or a word meaning "none" (stored as `none`).
 template <auto M, int lo, int hi, int none>
@@ -111,19 +61,6 @@ void parse_opt(ModelRow& r, std::string_view k, std::string_view v) {
 }
 template <auto M, int none>
 std::string print_opt(const ModelRow& r) { return r.*M == none ? "none" : std::to_string(r.*M); }
-
-template <auto M>
-void parse_bool(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_bool(k, v); }
-template <auto M>
-std::string print_bool(const ModelRow& r) { return r.*M ? "1" : "0"; }
-
-template <auto M, const auto& names>
-void parse_enum(ModelRow& r, std::string_view k, std::string_view v) { r.*M = to_enum(k, v, names); }
-template <auto M, const auto& names>
-std::string print_enum(const ModelRow& r) { return name_of(r.*M, names); }
-
-template <auto M>
-std::string print_str(const ModelRow& r) { return r.*M; }
 
 template <auto M>
 void parse_fmt(ModelRow& r, std::string_view k, std::string_view v) {
@@ -145,12 +82,12 @@ std::string print_zero_c(const ModelRow& r) {
 }
 
 void parse_nan32(ModelRow& r, std::string_view k, std::string_view v) {
-  const uint32_t x = to_hex(k, v, "an fp32 NaN bit pattern, e.g. 0x7fc00000");
+  const uint32_t x = field_kit::to_hex(k, v, "an fp32 NaN bit pattern, e.g. 0x7fc00000");
   if ((x & 0x7F800000u) != 0x7F800000u || (x & 0x7FFFFFu) == 0) bad(k, v, "an fp32 NaN bit pattern");
   r.nan32 = x;
 }
 void parse_nan16(ModelRow& r, std::string_view k, std::string_view v) {
-  const uint32_t x = to_hex(k, v, "an fp16 NaN bit pattern, e.g. 0x7e00");
+  const uint32_t x = field_kit::to_hex(k, v, "an fp16 NaN bit pattern, e.g. 0x7e00");
   if (x > 0xFFFF || (x & 0x7C00) != 0x7C00 || (x & 0x3FF) == 0) bad(k, v, "an fp16 NaN bit pattern");
   r.nan16 = static_cast<uint16_t>(x);
 }
@@ -159,13 +96,8 @@ void parse_pair_group(ModelRow& r, std::string_view k, std::string_view v) {
   if (r.pair_group == 3) bad(k, v, "2, 4");
 }
 
-std::string print_hex(uint32_t x, int digits) {
-  char s[16];
-  std::snprintf(s, sizeof s, "0x%0*x", digits, x);
-  return s;
-}
-std::string print_nan32(const ModelRow& r) { return print_hex(r.nan32, 8); }
-std::string print_nan16(const ModelRow& r) { return print_hex(r.nan16, 4); }
+std::string print_nan32(const ModelRow& r) { return field_kit::print_hex(r.nan32, 8); }
+std::string print_nan16(const ModelRow& r) { return field_kit::print_hex(r.nan16, 4); }
 
 // --- how each path uses a field -------------------------------------------
 
@@ -394,21 +326,28 @@ std::string row_name(const ModelRow& r) {
   return std::string(info(r.in).name) + "->" + info(r.out).name + " " + r.instr;
 }
 
+// The block-FMA rows as a kind of the field kit.
+struct Rows {
+  using Row = ModelRow;
+  using When = fields::When;
+  using Field = fields::Field;
+  static constexpr std::array<const char*, 4> kPathNames{kAccums[0].name, kAccums[1].name, kAccums[2].name,
+                                                         kAccums[3].name};
+  static std::span<const Field> table() { return kFields; }
+  static int path(const Row& r) { return static_cast<int>(r.accum); }
+  static bool holds(When w, const Row& r) { return fields::holds(w, r); }
+  static const char* when_text(When w) { return fields::when_text(w); }
+};
+
 }  // namespace
 
-std::span<const Field> table() { return kFields; }
+std::span<const Field> table() { return Rows::table(); }
 
-const Field* find(std::string_view key) {
-  for (const Field& f : kFields)
-    if (f.parse && key == f.key) return &f;
-  return nullptr;
-}
+const Field* find(std::string_view key) { return field_kit::find<Rows>(key); }
 
-const char* path_name(Accumulation a) { return kAccums[static_cast<int>(a)].name; }
+const char* path_name(Accumulation a) { return Rows::kPathNames[static_cast<int>(a)]; }
 
-bool reads(const Field& f, const ModelRow& row) {
-  return holds(f.use[static_cast<int>(row.accum)].when, row);
-}
+bool reads(const Field& f, const ModelRow& row) { return field_kit::reads<Rows>(f, row); }
 
 std::string why_unread(const Field& f, const ModelRow& row) {
   const Use& u = f.use[static_cast<int>(row.accum)];
@@ -445,52 +384,11 @@ void check_row(const ModelRow& row) {
   }
 }
 
-std::string key_list() {
-  std::string s = "base";
-  for (const Field& f : kFields)
-    if (f.parse) s += std::string(", ") + f.key;
-  return s;
-}
+std::string key_list() { return "base, " + field_kit::key_list<Rows>(); }
 
-namespace {
+std::string describe_keys(bool markdown) { return field_kit::describe_keys<Rows>(markdown); }
 
-std::string readers(const Field& f) {
-  std::string s;
-  int always = 0;
-  for (int p = 0; p < 4; ++p) {
-    const Use& u = f.use[p];
-    if (u.when == When::never) continue;
-    always += u.when == When::always;
-    s += s.empty() ? "" : ", ";
-    s += kAccums[p].name;
-    if (u.when != When::always) s += std::string(" (") + when_text(u.when) + ")";
-  }
-  return always == 4 ? "all" : s;
-}
-
-}  // namespace
-
-std::string describe_keys(bool markdown) {
-  std::string s = markdown ? "| key | values | read by | meaning |\n|---|---|---|---|\n" : "";
-  char line[512];
-  for (const Field& f : kFields) {
-    if (!f.parse) continue;
-    if (markdown)
-      s += "| `" + std::string(f.key) + "` | " + f.values + " | " + readers(f) + " | " + f.doc + " |\n";
-    else {
-      std::snprintf(line, sizeof line, "%-18s %-44s %s\n%18s read by: %s\n", f.key, f.values, f.doc, "",
-                    readers(f).c_str());
-      s += line;
-    }
-  }
-  return s;
-}
-
-std::string dump_row(const ModelRow& row) {
-  std::string s;
-  for (const Field& f : kFields) s += std::string("  ") + f.key + " " + f.print(row) + "\n";
-  return s;
-}
+std::string dump_row(const ModelRow& row) { return field_kit::dump<Rows>(row); }
 
 std::string dump_rows() {
   std::string s = "# Every registry row, every field: mmaemu models --dump (tests/models checks it).\n";
@@ -500,15 +398,10 @@ std::string dump_rows() {
 }
 
 std::string read_params(const ModelRow& row) {
-  std::string s;
-  for (const Field& f : kFields) {
+  return field_kit::read_params<Rows>(row, [](const Field& f) {  // settable, identity and shape left out
     const std::string_view key = f.key;
-    if (!f.parse || !reads(f, row) || key == "in" || key == "out" || key == "m" || key == "n" || key == "k")
-      continue;
-    if (!s.empty()) s += ' ';
-    s.append(key).append("=").append(f.print(row));
-  }
-  return s;
+    return f.parse && key != "in" && key != "out" && key != "m" && key != "n" && key != "k";
+  });
 }
 
 }  // namespace mmaemu::fields

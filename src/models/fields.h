@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The field table: every ModelRow field declared once, with its custom: key,
+// The field table of the block-FMA rows: every ModelRow field declared once
+// (in the field kit, field_kit.h), with its custom: key,
 // its valid values, a one-line doc, its parser and printer, and which
 // accumulation paths read it (docs/models.md explains each parameter).
 // custom: overrides, the row checks, their error texts, `mmaemu models`
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/field_kit.h"
 #include "models/model.h"
 
 namespace mmaemu::fields {
@@ -35,25 +37,10 @@ enum class When : uint8_t {
   lookup,             // identity: read by the model lookup, not the arithmetic
 };
 
-/// How one accumulation path uses a field.
-struct Use {
-  When when;
-  const char* fixed;    // the value a row holds where the path does not read the
-                        // field (parsed like a user value), or the key of the
-                        // field whose value it copies
-  const char* instead;  // When::never: what the path does instead
-};
-
-/// One row field.
-struct Field {
-  const char* key;      // the custom: key (also for fields custom: cannot set)
-  const char* values;   // the valid values, as messages and --keys print them
-  const char* doc;
-  std::array<Use, 4> use;  // indexed by Accumulation
-  void (*parse)(ModelRow&, std::string_view key, std::string_view value);  // null: not settable
-  std::string (*print)(const ModelRow&);
-  const char* samples;  // space-separated values the every-key test tries
-};
+/// How one accumulation path uses a field, and one row field (field_kit.h);
+/// Use and Field are indexed by Accumulation.
+using Use = field_kit::Use<When>;
+using Field = field_kit::Field<ModelRow, When, 4>;
 
 /// Every field, in ModelRow's order.
 std::span<const Field> table();

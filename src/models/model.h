@@ -141,10 +141,11 @@ struct ModelRow {
 struct Gpu {
   const char* name;       // canonical: "H100"
   const char* aliases;    // space separated, case-insensitive: "sm_90 hopper"
-  const char* families;   // space separated families whose rows it has
+  const char* families;   // space separated families whose rows it has ("": a variant's are its base's)
   const char* vendor;     // "NVIDIA" or "AMD"
-  const char* overrides;  // custom-model overrides applied to every row
-                          // ("round=rne" for the B200-RN variant), or ""
+  const char* overrides;  // a variant of another GPU: the custom: keys that make it from its
+                          // base, rows and units alike ("base=B200,round=rne,bs_round=rne":
+                          // B200-RN), or ""
   const char* note;
 };
 
@@ -174,11 +175,6 @@ const std::vector<ModelRow>& rows();
 /// the row's accumulation path does not read is refused (fields.h).
 /// Throws std::invalid_argument naming the bad key or value.
 void apply_overrides(ModelRow& row, std::string_view overrides);
-
-/// The same for the rows of a model: each key applies to the rows whose path
-/// reads it, and is refused when none of `rows` reads it.
-std::vector<ModelRow> apply_overrides(const std::vector<ModelRow>& rows, std::string_view overrides,
-                                      const std::string& model);
 
 /// Builds the model of a registered GPU (nullptr if `name` is unknown).
 std::optional<Model> gpu_model(std::string_view name);

@@ -195,8 +195,8 @@ const std::vector<Gpu> kGpus = {
     {"H200", "", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma", "NVIDIA", "", "Hopper"},
     {"B200", "sm_100 sm_100a blackwell", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma", "NVIDIA",
      "", "Blackwell"},
-    {"B200-RN", "b200rn b200tcrn", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma", "NVIDIA",
-     "round=rne", "hypothetical B200 with round-to-nearest-even results (NVIDIA paper, Section 5)"},
+    {"B200-RN", "b200rn b200tcrn", "", "NVIDIA", "base=B200,round=rne,bs_round=rne",
+     "hypothetical B200 with round-to-nearest-even results (NVIDIA paper, Section 5)"},
     {"RTXPRO6000", "sm_120 rtx-pro-6000", "hopper-hmma sm120-qmma", "NVIDIA", "",
      "Blackwell (RTX PRO 6000)"},
     {"MI100", "gfx908 cdna1 cdna", "cdna1", "AMD", "", "CDNA1"},
@@ -220,6 +220,27 @@ bool in_list(std::string_view list, std::string_view word) {
   return false;
 }
 
+// A GPU of the papers and the specification: its families' rows, its units.
+Model measured(const Gpu& g) {
+  Model m;
+  for (const ModelRow& r : rows())
+    if (in_list(g.families, r.family)) m.rows.push_back(r);
+  const auto units = table_units_of(g.name);
+  m.scaled.assign(units.begin(), units.end());
+  return m;
+}
+
+// A variant: its base with its overrides, as custom:base=... makes it, rows
+// and units alike. No hardware has it: MMA-Sim checked none of its units.
+Model variant(const Gpu& g) {
+  Model m = lookup_model(std::string("custom:") + g.overrides);
+  for (ScaledUnit& u : m.scaled) {
+    u.gpu = g.name;
+    u.hw_checked = false;
+  }
+  return m;
+}
+
 }  // namespace
 
 const std::vector<ModelRow>& rows() {
@@ -233,14 +254,9 @@ std::optional<Model> gpu_model(std::string_view name) {
   const std::string want = lower(name);
   for (const Gpu& g : kGpus) {
     if (lower(g.name) != want && !in_list(g.aliases, want)) continue;
-    Model m;
+    Model m = *g.overrides ? variant(g) : measured(g);
     m.name = g.name;
     m.gpu = &g;
-    for (const ModelRow& r : rows())
-      if (in_list(g.families, r.family)) m.rows.push_back(r);
-    m.rows = apply_overrides(m.rows, g.overrides, g.name);
-    const auto units = scaled_units_of(g.name);
-    m.scaled.assign(units.begin(), units.end());
     return m;
   }
   return std::nullopt;

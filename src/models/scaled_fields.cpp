@@ -10,65 +10,24 @@
 // Exponents stay within +-300 binades, beyond every term's (|e| < 300).
 #include "models/scaled_fields.h"
 
-#include <charconv>
-#include <cstdio>
 #include <map>
 #include <stdexcept>
 
 namespace mmaemu::scaled_fields {
 namespace {
 
-[[noreturn]] void bad(std::string_view key, std::string_view value, std::string_view valid) {
-  throw std::invalid_argument("custom model: invalid value '" + std::string(value) + "' for '" +
-                              std::string(key) + "' (valid: " + std::string(valid) + ")");
-}
+using field_kit::kRounds;
+using field_kit::Name;
+using field_kit::parse_enum;
+using field_kit::parse_int;
+using field_kit::print_enum;
+using field_kit::print_bool;
+using field_kit::print_int;
+using field_kit::print_str;
 
-int to_int(std::string_view key, std::string_view v, int lo, int hi) {
-  long long x = 0;
-  const char* b = v.data() + (!v.empty() && v[0] == '+' ? 1 : 0);
-  auto [p, ec] = std::from_chars(b, v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size() || x < lo || x > hi)
-    bad(key, v, "an integer in " + std::to_string(lo) + ".." + std::to_string(hi));
-  return static_cast<int>(x);
-}
-
-template <typename E>
-struct Name {
-  const char* name;
-  E value;
-};
-constexpr Name<Round> kRounds[] = {
-    {"rne", Round::rne}, {"rz", Round::rz}, {"rd", Round::rd}, {"ru", Round::ru}, {"rna", Round::rna}};
 constexpr Name<NarrowSubnormals> kSubnormals[] = {{"clamp", NarrowSubnormals::clamp},
                                                    {"normalize", NarrowSubnormals::normalize}};
 
-template <typename E, std::size_t N>
-E to_enum(std::string_view key, std::string_view v, const Name<E> (&names)[N]) {
-  std::string valid;
-  for (const auto& [name, e] : names) {
-    if (v == name) return e;
-    valid += (valid.empty() ? "" : ", ") + std::string(name);
-  }
-  bad(key, v, valid);
-}
-template <typename E, std::size_t N>
-std::string name_of(E e, const Name<E> (&names)[N]) {
-  for (const auto& [name, value] : names)
-    if (value == e) return name;
-  return "?";
-}
-
-template <auto M, int lo, int hi>
-void parse_int(ScaledUnit& u, std::string_view k, std::string_view v) { u.*M = to_int(k, v, lo, hi); }
-template <auto M>
-std::string print_int(const ScaledUnit& u) { return std::to_string(u.*M); }
-template <auto M, const auto& names>
-void parse_enum(ScaledUnit& u, std::string_view k, std::string_view v) { u.*M = to_enum(k, v, names); }
-template <auto M, const auto& names>
-std::string print_enum(const ScaledUnit& u) { return name_of(u.*M, names); }
-
-std::string print_gpu(const ScaledUnit& u) { return u.gpu; }
-std::string print_instruction(const ScaledUnit& u) { return u.instruction; }
 std::string print_algo(const ScaledUnit& u) { return algo_name(u.algo); }
 std::string print_elements(const ScaledUnit& u) { return format_list(u.elements); }
 std::string print_scale(const ScaledUnit& u) { return u.block ? info(u.scale).name : "none"; }
@@ -79,12 +38,11 @@ std::string print_shape(const ScaledUnit& u) {
                                                  std::to_string(u.n_step);
   return std::to_string(u.m) + "x" + n + "x" + std::to_string(u.k);
 }
-std::string print_hw(const ScaledUnit& u) { return u.hw_checked ? "1" : "0"; }
 
-constexpr Use R{When::always, nullptr};
-constexpr Use L{When::lookup, nullptr};
-constexpr Use F16{When::out_fp16, nullptr};
-constexpr Use N(const char* instead) { return {When::never, instead}; }
+constexpr Use R{When::always, nullptr, nullptr};
+constexpr Use L{When::lookup, nullptr, nullptr};
+constexpr Use F16{When::out_fp16, nullptr, nullptr};
+constexpr Use N(const char* instead) { return {When::never, nullptr, instead}; }
 constexpr const char* kNoScales = "takes no scales";
 constexpr const char* kOneTerm = "aligns every product as its own term (no exact groups)";
 constexpr const char* kNoElementAlign =
@@ -93,9 +51,9 @@ constexpr const char* kFp32Only = "has only an fp32 output";
 
 using U = ScaledUnit;
 constexpr Field kFields[] = {
-    {"gpu", "", "registry model of the unit", {L, L, L}, nullptr, print_gpu},
+    {"gpu", "", "registry model of the unit", {L, L, L}, nullptr, print_str<&U::gpu>},
     {"instruction", "", "instruction (validation-set name, docs/block-scaled.md §2)", {L, L, L}, nullptr,
-     print_instruction},
+     print_str<&U::instruction>},
     {"algo", "", "fused dot-product algorithm (docs/block-scaled.md §3)", {L, L, L}, nullptr, print_algo},
     {"elements", "", "element formats A and B take (each independently)", {L, L, L}, nullptr, print_elements},
     {"scale", "", "scale format", {N(kNoScales), L, L}, nullptr, print_scale},
@@ -119,35 +77,40 @@ constexpr Field kFields[] = {
      {F16, N(kFp32Only), N(kFp32Only)}, parse_enum<&U::round16, kRounds>,
      print_enum<&U::round16, kRounds>},
     {"shape", "", "tile shape m x n x k (n: min..max/step)", {L, L, L}, nullptr, print_shape},
-    {"hw_checked", "", "1: MMA-Sim compared the instruction with hardware", {L, L, L}, nullptr, print_hw},
+    {"hw_checked", "", "1: MMA-Sim compared the instruction with hardware", {L, L, L}, nullptr,
+     print_bool<&U::hw_checked>},
     {"bs_subnormals", "clamp, normalize", "fp6/fp4 subnormal elements: alignment exponent clamped at emin or "
      "renormalised (§1.3)", {R, R, N(kNoElementAlign)}, parse_enum<&U::narrow_subnormals, kSubnormals>,
      print_enum<&U::narrow_subnormals, kSubnormals>},
 };
 
-bool holds(When w, const ScaledUnit& u) {
-  switch (w) {
-    case When::always: return true;
-    case When::never: return false;
-    case When::out_fp16: return (u.outputs & fmt_bit(Fmt::fp16)) != 0;
-    case When::lookup: return true;
+// The block-scaled units as a kind of the field kit.
+struct Units {
+  using Row = ScaledUnit;
+  using When = scaled_fields::When;
+  using Field = scaled_fields::Field;
+  static constexpr std::array<const char*, 3> kPathNames{"T-FDPA", "ST-FDPA", "GST-FDPA"};
+  static std::span<const Field> table() { return kFields; }
+  static int path(const Row& u) { return static_cast<int>(u.algo); }
+  static bool holds(When w, const Row& u) {
+    switch (w) {
+      case When::always: return true;
+      case When::never: return false;
+      case When::out_fp16: return (u.outputs & fmt_bit(Fmt::fp16)) != 0;
+      case When::lookup: return true;
+    }
+    return false;
   }
-  return false;
-}
-
-const char* kAlgoIndexNames[] = {"T-FDPA", "ST-FDPA", "GST-FDPA"};
+  static const char* when_text(When w) { return w == When::out_fp16 ? "fp16 output" : ""; }
+};
 
 }  // namespace
 
-std::span<const Field> table() { return kFields; }
+std::span<const Field> table() { return Units::table(); }
 
-const Field* find(std::string_view key) {
-  for (const Field& f : kFields)
-    if (f.parse && key == f.key) return &f;
-  return nullptr;
-}
+const Field* find(std::string_view key) { return field_kit::find<Units>(key); }
 
-bool reads(const Field& f, const ScaledUnit& u) { return holds(f.use[static_cast<int>(u.algo)].when, u); }
+bool reads(const Field& f, const ScaledUnit& u) { return field_kit::reads<Units>(f, u); }
 
 std::string why_unread(const Field& f, const ScaledUnit& u) {
   const Use& use = f.use[static_cast<int>(u.algo)];
@@ -178,74 +141,30 @@ std::vector<ScaledUnit> apply(std::span<const ScaledUnit> units, const std::vect
     for (ScaledUnit& u : out)
       if (reads(*o.field, u)) o.field->parse(u, o.field->key, o.value), read = true;
     if (read) continue;
-    std::map<std::string, std::string> why;  // reason -> algorithms
+    std::map<std::string, std::string> why;  // reason -> (no rows named)
     for (const ScaledUnit& u : out) why[why_unread(*o.field, u)];
-    std::string msg = "custom model: " + std::string(o.field->key) + "=" + o.value +
-                      " is refused: no block-scaled unit of " + model + " reads it: ";
-    bool first = true;
-    for (const auto& entry : why) msg += (first ? "" : "; ") + entry.first, first = false;
-    throw std::invalid_argument(msg);
+    field_kit::refuse(o.field->key, o.value, "no block-scaled unit of " + model, why);
   }
   for (const ScaledUnit& u : out) check_unit(u);
   return out;
 }
 
-std::string key_list() {
-  std::string s;
-  for (const Field& f : kFields)
-    if (f.parse) s += (s.empty() ? "" : ", ") + std::string(f.key);
-  return s;
-}
+std::string key_list() { return field_kit::key_list<Units>(); }
 
-namespace {
-std::string readers(const Field& f) {
-  std::string s;
-  int always = 0;
-  for (int a = 0; a < 3; ++a) {
-    const Use& u = f.use[a];
-    if (u.when == When::never) continue;
-    always += u.when == When::always;
-    s += (s.empty() ? "" : ", ") + std::string(kAlgoIndexNames[a]);
-    if (u.when == When::out_fp16) s += " (fp16 output)";
-  }
-  return always == 3 ? "all" : s;
-}
-}  // namespace
-
-std::string describe_keys(bool markdown) {
-  std::string s = markdown ? "| key | values | read by | meaning |\n|---|---|---|---|\n" : "";
-  char line[512];
-  for (const Field& f : kFields) {
-    if (!f.parse) continue;
-    if (markdown) {
-      s += "| `" + std::string(f.key) + "` | " + f.values + " | " + readers(f) + " | " + f.doc + " |\n";
-    } else {
-      std::snprintf(line, sizeof line, "%-18s %-44s %s\n%18s read by: %s\n", f.key, f.values, f.doc, "",
-                    readers(f).c_str());
-      s += line;
-    }
-  }
-  return s;
-}
+std::string describe_keys(bool markdown) { return field_kit::describe_keys<Units>(markdown); }
 
 std::string dump_units() {
   std::string s = "# Every block-scaled unit, every field: mmaemu models --dump (tests/api/scaled_custom_test checks it).\n";
-  for (std::size_t i = 0; i < scaled_units().size(); ++i) {
-    s += "unit " + std::to_string(i) + "\n";
-    for (const Field& f : kFields) s += std::string("  ") + f.key + " " + f.print(scaled_units()[i]) + "\n";
-  }
+  for (std::size_t i = 0; i < scaled_units().size(); ++i)
+    s += "unit " + std::to_string(i) + "\n" + field_kit::dump<Units>(scaled_units()[i]);
   return s;
 }
 
 std::string read_params(const ScaledUnit& u) {
-  std::string s;
-  for (const Field& f : kFields) {
+  return field_kit::read_params<Units>(u, [](const Field& f) {  // the identity left out
     const std::string_view key = f.key;
-    if (!reads(f, u) || key == "gpu" || key == "instruction" || key == "algo") continue;
-    if (!s.empty()) s += ' ';
-    s.append(key).append("=").append(f.print(u));
-  }
-  return s;
+    return key != "gpu" && key != "instruction" && key != "algo";
+  });
 }
 
 std::string format_list(FmtMask mask) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The field table of the block-scaled and narrow-format units
-// (models/scaled_units.h), as models/fields.h is for the block-FMA rows:
-// every ScaledUnit field declared once with its custom: key, its valid
-// values, a one-line doc, its parser and printer, and which algorithms
-// (T-FDPA, ST-FDPA, GST-FDPA; docs/block-scaled.md §3) read it. A key no
+// (models/scaled_units.h), made of the field kit (field_kit.h) as
+// models/fields.h is for the block-FMA rows: every ScaledUnit field declared
+// once with its custom: key, its valid values, a one-line doc, its parser and
+// printer, and which algorithms (T-FDPA, ST-FDPA, GST-FDPA;
+// docs/block-scaled.md §3) read it. A key no
 // unit of the base model reads is refused. The keys carry the prefix bs_ so
 // that they never meet a block-FMA key (custom:base=B200,frac=24 changes the
 // fp16/bf16/fp8 rows, custom:base=B200,bs_frac=24 the block-scaled units).
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/field_kit.h"
 #include "models/scaled_units.h"
 
 namespace mmaemu::scaled_fields {
@@ -27,19 +29,10 @@ enum class When : uint8_t {
   lookup,    // identity or shape: read by unit selection, not settable
 };
 
-struct Use {
-  When when;
-  const char* instead;  // When::never: what the algorithm does instead
-};
-
-struct Field {
-  const char* key;
-  const char* values;
-  const char* doc;
-  std::array<Use, 3> use;  // indexed by ScaledAlgo
-  void (*parse)(ScaledUnit&, std::string_view key, std::string_view value);  // null: not settable
-  std::string (*print)(const ScaledUnit&);
-};
+/// How one algorithm uses a field, and one unit field (field_kit.h); Use and
+/// Field are indexed by ScaledAlgo.
+using Use = field_kit::Use<When>;
+using Field = field_kit::Field<ScaledUnit, When, 3>;
 
 /// Every field, in ScaledUnit's order.
 std::span<const Field> table();

@@ -4,6 +4,9 @@
 #include <array>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
+
+#include "models/model.h"
 
 namespace mmaemu {
 namespace {
@@ -17,7 +20,7 @@ constexpr Fmt NONE = Fmt::fp32, UE8 = Fmt::ue8m0, UE4 = Fmt::ue4m3;
 // mma.sync (sm_120a). hw = MMA-Sim compared the instruction with hardware
 // (T/ST rows: for e4m3 and e5m2 elements only). The fp16 e_zero of mma.sync
 // (-22) is never observable (§3.6).
-constexpr std::array kMeasuredGpus = std::to_array<ScaledUnit>({
+constexpr std::array kTable = std::to_array<ScaledUnit>({
  // gpu           instruction                                     algo elements  scale blk  k grp  F  e_zero  f16   outputs  rnd32 rnd16   m n_min n_max step  hw     subnormals
  {"B200",       "tcgen05.mma.kind::f8f6f4",                       T,   kF8F6F4,  NONE,  0, 32,  0, 25, -133, -133, kF32F16, RZ,  RNE,  64,  8, 256, 8, true,  CLAMP},
  {"B200",       "tcgen05.mma.kind::mxf8f6f4.block32.ue8m0",       ST,  kF8F6F4,  UE8,  32, 32,  0, 25, -133,    0, kF32,    RZ,  RNE, 128,  8, 256, 8, true,  CLAMP},
@@ -34,29 +37,16 @@ constexpr std::array kMeasuredGpus = std::to_array<ScaledUnit>({
  {"RTXPRO6000", "mma.sync.kind::mxf4nvf4.block32.ue4m3",          GST, kFp4Only, UE4,  32, 64, 16, 35, -139,    0, kF32,    RZ,  RNE,  16,  8,   8, 8, false, CLAMP},
 });
 
-// B200-RN, the registry's hypothetical B200 with round-to-nearest-even
-// results: the B200 rows with RNE fp32 results, after the B200 rows (the
-// rows of one GPU stay adjacent).
-constexpr size_t kB200Rows = 6;
-constexpr auto with_b200_rn() {
-  const auto& base = kMeasuredGpus;
-  std::array<ScaledUnit, kMeasuredGpus.size() + kB200Rows> all{};
-  size_t n = 0;
-  for (size_t i = 0; i < base.size(); ++i) {
-    all[n++] = base[i];
-    if (i + 1 != kB200Rows) continue;
-    for (size_t j = 0; j < kB200Rows; ++j) {
-      all[n] = base[j];
-      all[n].gpu = "B200-RN";
-      all[n].round32 = Round::rne;
-      all[n++].hw_checked = false;
+// The rows of one GPU, adjacent in the table and in the registry's list.
+std::span<const ScaledUnit> rows_of(std::span<const ScaledUnit> rows, std::string_view gpu) {
+  size_t first = rows.size(), count = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (gpu == rows[i].gpu) {
+      if (count == 0) first = i;
+      ++count;
     }
-  }
-  return all;
+  return rows.subspan(first, count);
 }
-constexpr auto kUnits = with_b200_rn();
-static_assert(std::string_view(kMeasuredGpus[kB200Rows - 1].gpu) == "B200" &&
-              std::string_view(kMeasuredGpus[kB200Rows].gpu) != "B200");
 
 std::string instructions_of(std::string_view gpu) {
   std::string s;
@@ -64,9 +54,9 @@ std::string instructions_of(std::string_view gpu) {
   return s;
 }
 
-std::string gpus() {
+std::string models_with_units() {
   std::string s;
-  for (const ScaledUnit& u : kUnits)
+  for (const ScaledUnit& u : scaled_units())
     if (s.find(u.gpu) == std::string::npos) s += (s.empty() ? "" : ", ") + std::string(u.gpu);
   return s;
 }
@@ -85,24 +75,28 @@ ScaledAlgo algo_for(Fmt fa, Fmt fb, bool scaled, UnitChoice choice) {
 
 }  // namespace
 
-std::span<const ScaledUnit> scaled_units() { return kUnits; }
+std::span<const ScaledUnit> table_units_of(std::string_view gpu) { return rows_of(kTable, gpu); }
 
-std::span<const ScaledUnit> scaled_units_of(std::string_view gpu) {
-  size_t first = kUnits.size(), count = 0;
-  for (size_t i = 0; i < kUnits.size(); ++i)
-    if (gpu == kUnits[i].gpu) {
-      if (count == 0) first = i;
-      ++count;
+std::span<const ScaledUnit> scaled_units() {
+  static const std::vector<ScaledUnit> all = [] {  // in the order of the registry's GPUs
+    std::vector<ScaledUnit> v;
+    for (const Gpu& g : gpus()) {
+      const std::vector<ScaledUnit> units = gpu_model(g.name)->scaled;
+      v.insert(v.end(), units.begin(), units.end());
     }
-  return std::span<const ScaledUnit>(kUnits).subspan(first, count);  // rows of a GPU are adjacent
+    return v;
+  }();
+  return all;
 }
+
+std::span<const ScaledUnit> scaled_units_of(std::string_view gpu) { return rows_of(scaled_units(), gpu); }
 
 const ScaledUnit& scaled_unit(std::string_view gpu, std::string_view instruction) {
   for (const ScaledUnit& u : scaled_units_of(gpu))
     if (instruction == u.instruction) return u;
   if (scaled_units_of(gpu).empty())
     throw std::invalid_argument("model " + std::string(gpu) +
-                                " has no block-scaled or fp4/fp6 unit (models that have: " + gpus() + ")");
+                                " has no block-scaled or fp4/fp6 unit (models that have: " + models_with_units() + ")");
   throw std::invalid_argument("model " + std::string(gpu) + " has no instruction '" +
                               std::string(instruction) + "' (valid: " + instructions_of(gpu) + ")");
 }
@@ -116,7 +110,7 @@ const ScaledUnit& select_scaled_unit(std::string_view gpu, std::span<const Scale
                                      bool scaled, Fmt scale, int block, UnitChoice choice) {
   if (units.empty())
     throw std::invalid_argument("model " + std::string(gpu) +
-                                " has no block-scaled or fp4/fp6 unit (models that have: " + gpus() + ")");
+                                " has no block-scaled or fp4/fp6 unit (models that have: " + models_with_units() + ")");
   const ScaledAlgo want = algo_for(fa, fb, scaled, choice);
   if ((want == T) == scaled)
     throw std::invalid_argument(std::string("the ") + algo_name(want) + " unit " +

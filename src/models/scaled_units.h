@@ -57,10 +57,15 @@ struct ScaledUnit {
   NarrowSubnormals narrow_subnormals;
 };
 
-/// Every row (docs/block-scaled.md §2).
+/// The rows the table states for one GPU (docs/block-scaled.md §2); empty
+/// if none. A variant such as B200-RN has none there: its units are its
+/// base's with its overrides (the registry, model.h's Gpu::overrides).
+std::span<const ScaledUnit> table_units_of(std::string_view gpu);
+
+/// Every unit of every registered GPU, in the registry's order.
 std::span<const ScaledUnit> scaled_units();
 
-/// The rows of one GPU (model name as in the registry); empty if none.
+/// The units of one registered GPU (model name as in the registry); empty if none.
 std::span<const ScaledUnit> scaled_units_of(std::string_view gpu);
 
 /// The row with this validation-set instruction name on this GPU; throws
