@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config xz-utils \
-  doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev \
+  doctest-dev libmpfr-dev libgmp-dev libhwy-dev libopenblas-dev libtbb-dev \
   python3-numpy libeigen3-dev gfortran gnuplot-nox libblas-test liblapack3 \
   libboost-dev libscalapack-openmpi-dev libopenmpi-dev openmpi-bin \
   pybind11-dev python3-pybind11 python3-pytest python3-matplotlib \

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The library's own threads (docs/kernels.md, "Threads"): a parallel-for
-// over a count of tasks on one process-wide pool of persistent workers, the
-// calling thread taking part. Callers share the pool: the threads running
-// calls at once stay within the process's thread count, and a caller whose
-// helpers are busy runs its tasks itself (no oversubscription, no wait). A waiting thread spins for a few microseconds, then
-// sleeps (futex): it never holds a core for milliseconds, whatever the
-// process's OpenMP settings, which stay the user's. Fork-safe: a child
-// made by fork() starts a fresh pool.
-//
-// The interface is all a scheduler behind it must provide (a work-stealing
-// one may replace this pool): tasks are independent, may run in any order
-// and on any thread, and a task that waits for another task is not allowed.
-// The driver's tasks partition only M x N, so the bits never depend on the
-// thread count or on which thread runs a task.
+// The library's threads (docs/kernels.md, "Threads"): a parallel-for over
+// a count of tasks, the caller taking part, on one of two schedulers chosen
+// at build time (CMake MMAEMU_THREADING): `pool` (default), the library's
+// own process-wide pool (parallel_pool.cpp), or `tbb`, oneTBB's work
+// stealing in a task_arena per calling thread (parallel_tbb.cpp). Callers
+// share the threads: those running calls at once stay within the process's
+// thread count, and a caller whose helpers are busy runs its tasks itself.
+// The pool's waiting threads spin for microseconds, then sleep (futex).
+// After fork(), the pool starts afresh in the child; oneTBB starts no
+// workers there (a child's calls run on their calling thread).
+// A scheduler must only provide this: tasks are independent, run in any
+// order on any thread; a task may not wait for another. The driver's tasks
+// partition only M x N: the bits never depend on the thread count, on the
+// scheduler, or on which thread runs a task.
 #pragma once
 
 #include <cstddef>
@@ -68,8 +68,8 @@ class TaskRef {
 /// (tasks not yet started are skipped).
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body);
 
-/// Pool workers started so far (tests): at most max(thread_count(0), the
-/// largest `threads` of a call) less one (the caller).
+/// Helpers so far (tests): pool workers started, at most max(thread_count(0), the largest
+/// `threads` of a call) less one (the caller); under oneTBB, its workers that ran a share.
 std::size_t pool_workers();
 
 }  // namespace mmaemu::driver
