@@ -339,50 +339,40 @@ void pack_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::
   pack_lanes<false>(x, entry, A.p, B.p, ln, l0, kc, pp);
 }
 
-// Steps [s0, s1) of the chunk on the row's SIMD kernel; acc: the 16 lanes.
+// Step s of the chunk on the scalar kernel, lane by lane: a step the SIMD
+// kernel handed back (its operands decoded again from the codes).
+template <typename T>
+void scalar_step(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
+                 std::size_t s, uint32_t* acc) {
+  const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
+  int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
+  uint64_t a[fast::kMaxStep], b[fast::kMaxStep];
+  for (std::size_t j = 0; j < L; ++j) {
+    gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
+    for (std::size_t l = 0; l < len; ++l) {
+      fast::pack_element(x.row, a[l], sa[l], ea[l]);
+      fast::pack_element(x.row, b[l], sb[l], eb[l]);
+    }
+    acc[j] = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
+  }
+}
+
+// Steps [s0, s1) of the chunk on the plan's step kernel (one prototype, no
+// switch); a step it hands back (CDNA3: products that may reach 2^128) runs
+// on the scalar kernel. A is the identity (B's panel holds the products);
+// acc: the 16 lanes.
 template <typename T>
 void simd_steps(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                 const ProductPanel& pp, std::size_t s0, std::size_t s1, uint32_t* acc) {
-  const fast::SimdParams& sp = x.plan.simd_params;
   const Identity& id = identity();
-  const std::size_t at = s0 * x.step * L;
   const int last = static_cast<int>(std::min(x.step, kc - (s1 - 1) * x.step));
   const fast::RowPanel ar{id.one.data(), id.one.data(), id.zero.data()};
-  const fast::LanePanel br{pp.val.p.get() + at, pp.sig.p.get() + at, pp.exp.p.get() + at};
-  const fast::StepRun run{static_cast<int>(s1 - s0), static_cast<int>(x.step), last};
-  switch (sp.kind) {
-    case fast::SimdKind::aligned: return fast::simd_aligned_run16(sp, run, ar, br, acc);
-    case fast::SimdKind::pairwise: return fast::simd_pairwise_run16(sp, run, ar, br, reinterpret_cast<float*>(acc));
-    case fast::SimdKind::interleaved:
-      for (std::size_t s = s0; s < s1; ++s) {
-        const std::size_t as = s * x.step * L;
-        const fast::LanePanel bi{pp.val.p.get() + as, pp.sig.p.get() + as, pp.exp.p.get() + as};
-        fast::simd_interleaved_run16(sp, static_cast<int>(x.step), ar, bi, acc);
-      }
-      return;
-    case fast::SimdKind::late: {
-      // Blocks whose products may reach 2^128 come back: the scalar kernel.
-      for (std::size_t s = s0; s < s1;) {
-        const std::size_t as = s * x.step * L;
-        const fast::LanePanel bs{pp.val.p.get() + as, pp.sig.p.get() + as, pp.exp.p.get() + as};
-        s += static_cast<std::size_t>(
-            fast::simd_late_run16(sp, {static_cast<int>(s1 - s), static_cast<int>(x.step), last}, ar, bs, acc));
-        if (s == s1) break;
-        const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
-        int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
-        uint64_t a[fast::kMaxStep], b[fast::kMaxStep];
-        for (std::size_t j = 0; j < L; ++j) {
-          gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
-          for (std::size_t l = 0; l < len; ++l) {
-            fast::pack_element(x.row, a[l], sa[l], ea[l]);
-            fast::pack_element(x.row, b[l], sb[l], eb[l]);
-          }
-          acc[j] = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
-        }
-        ++s;
-      }
-      return;
-    }
+  for (std::size_t s = s0; s < s1;) {
+    const std::size_t at = s * x.step * L;
+    const fast::LanePanel br{pp.val.p.get() + at, pp.sig.p.get() + at, pp.exp.p.get() + at};
+    const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(x.step), last};
+    s += static_cast<std::size_t>(x.plan.kernel(x.plan.simd_params, run, ar, br, acc));
+    if (s < s1) scalar_step(x, A, B, ln, l0, kc, s++, acc);
   }
 }
 

@@ -40,53 +40,35 @@ struct StepsChunk {
   std::size_t nc, kc, steps, kp, step;
 };
 
-// The CDNA3 late kernel over steps [s0, s1); blocks whose products may
-// reach 2^128 on the scalar kernel.
-void late_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
-              std::size_t s0, std::size_t s1, uint32_t* acc) {
+// Step s of A's vector v against B's lane group gg on the scalar kernel,
+// lane by lane: a step the SIMD kernel handed back.
+void scalar_step(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
+                 std::size_t s, uint32_t* acc) {
   const Panel& b = ch.b;
   const std::size_t w0 = gg * L, lanes = std::min(L, ch.nc - w0);
-  const int last = static_cast<int>(std::min(ch.step, ch.kc - (s1 - 1) * ch.step));
-  for (std::size_t s = s0; s < s1;) {
-    const std::size_t ls = s * ch.step, as = (gg * ch.kp + ls) * L;
-    const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(ch.step), last};
-    const fast::RowPanel ar{a.fval.data() + (v * ch.kp + ls), a.fsig.data() + (v * ch.kp + ls), a.exp.data() + (v * ch.kp + ls)};
-    const fast::LanePanel br{b.lane_val.data() + as, b.lane_sig.data() + as, b.lane_exp.data() + as};
-    s += static_cast<std::size_t>(fast::simd_late_run16(g.plan.simd_params, run, ar, br, acc));
-    if (s == s1) break;
-    const std::size_t lb = s * ch.step, len = std::min(ch.step, ch.kc - lb);
-    for (std::size_t q = 0; q < lanes; ++q) {
-      const std::size_t w = w0 + q;
-      acc[q] = g.plan.step(g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + lb), a.exp.data() + (v * ch.kp + lb),
-                           b.sig.data() + (w * ch.kp + lb), b.exp.data() + (w * ch.kp + lb), acc[q]);
-    }
-    ++s;
+  const std::size_t lb = s * ch.step, len = std::min(ch.step, ch.kc - lb);
+  for (std::size_t q = 0; q < lanes; ++q) {
+    const std::size_t w = w0 + q;
+    acc[q] = g.plan.step(g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + lb), a.exp.data() + (v * ch.kp + lb),
+                         b.sig.data() + (w * ch.kp + lb), b.exp.data() + (w * ch.kp + lb), acc[q]);
   }
 }
 
-// Steps [s0, s1) of A's vector v against B's lane group gg on the row's
-// SIMD kernel; acc: the 16 accumulators (fp32 bits).
+// Steps [s0, s1) of A's vector v against B's lane group gg on the plan's
+// step kernel (one prototype, no switch); a step it hands back (CDNA3:
+// products that may reach 2^128) runs on the scalar kernel. acc: the 16
+// accumulators.
 void simd_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
               std::size_t s0, std::size_t s1, uint32_t* acc) {
-  const fast::SimdParams& sp = g.plan.simd_params;
   const Panel& b = ch.b;
-  const std::size_t l = s0 * ch.step, at = (gg * ch.kp + l) * L;
-  const fast::StepRun run{static_cast<int>(s1 - s0), static_cast<int>(ch.step),
-                          static_cast<int>(std::min(ch.step, ch.kc - (s1 - 1) * ch.step))};
-  const fast::RowPanel ar{a.fval.data() + (v * ch.kp + l), a.fsig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l)};
-  const fast::LanePanel br{b.lane_val.data() + at, b.lane_sig.data() + at, b.lane_exp.data() + at};
-  switch (sp.kind) {
-    case fast::SimdKind::aligned: fast::simd_aligned_run16(sp, run, ar, br, acc); break;
-    case fast::SimdKind::late: late_run(g, ch, a, v, gg, s0, s1, acc); break;
-    case fast::SimdKind::pairwise: fast::simd_pairwise_run16(sp, run, ar, br, reinterpret_cast<float*>(acc)); break;
-    case fast::SimdKind::interleaved:  // one instruction at a time
-      for (std::size_t s = s0; s < s1; ++s) {
-        const std::size_t ls = s * ch.step, as = (gg * ch.kp + ls) * L;
-        const fast::RowPanel ai{a.fval.data() + (v * ch.kp + ls), a.fsig.data() + (v * ch.kp + ls), a.exp.data() + (v * ch.kp + ls)};
-        const fast::LanePanel bi{b.lane_val.data() + as, b.lane_sig.data() + as, b.lane_exp.data() + as};
-        fast::simd_interleaved_run16(sp, static_cast<int>(ch.step), ai, bi, acc);
-      }
-      break;
+  const int last = static_cast<int>(std::min(ch.step, ch.kc - (s1 - 1) * ch.step));
+  for (std::size_t s = s0; s < s1;) {
+    const std::size_t l = s * ch.step, at = (gg * ch.kp + l) * L;
+    const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(ch.step), last};
+    const fast::RowPanel ar{a.fval.data() + (v * ch.kp + l), a.fsig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l)};
+    const fast::LanePanel br{b.lane_val.data() + at, b.lane_sig.data() + at, b.lane_exp.data() + at};
+    s += static_cast<std::size_t>(g.plan.kernel(g.plan.simd_params, run, ar, br, acc));
+    if (s < s1) scalar_step(g, ch, a, v, gg, s++, acc);
   }
 }
 

@@ -467,9 +467,10 @@ namespace fast {
 
 HWY_EXPORT(AlignedRun16);
 
-void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+int simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
   HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, b.val, b.sig, b.exp,
                                      acc);
+  return run.steps;
 }
 
 namespace {
@@ -494,9 +495,8 @@ uint32_t add_fp16_rne(uint32_t x, uint32_t y, uint32_t nan16) {
   return round_fp16(S < 0, static_cast<uint64_t>(S < 0 ? -S : S), -24, Round::rne);
 }
 
-}  // namespace
-
-void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
+// One instruction of k = step from the panels' first element.
+void interleaved_instruction(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
   const int half = step / 2;
   HWY_ALIGN_MAX uint32_t t[kSimdLanes] = {};
   HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, b.val, b.sig, b.exp, t);
@@ -506,6 +506,17 @@ void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel
   }
   for (std::size_t q = 0; q < kSimdLanes; ++q)
     acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
+}
+
+}  // namespace
+
+int simd_interleaved_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  for (int s = 0; s < run.steps; ++s) {
+    const std::size_t l = static_cast<std::size_t>(s) * static_cast<std::size_t>(run.step);
+    interleaved_instruction(p, run.step, {a.val + l, a.sig + l, a.exp + l},
+                            {b.val + l * kSimdLanes, b.sig + l * kSimdLanes, b.exp + l * kSimdLanes}, acc);
+  }
+  return run.steps;
 }
 
 const char* simd_target_name() {

@@ -159,6 +159,17 @@ const char* simd_misfit(const ModelRow& row, SimdParams& p) {
   return "aligned sum with c added last";
 }
 
+// The step kernel of each SimdKind (one prototype, kernels/simd.h).
+StepKernel kernel_of(SimdKind kind) {
+  switch (kind) {
+    case SimdKind::aligned: return simd_aligned_run16;
+    case SimdKind::late: return simd_late_run16;
+    case SimdKind::pairwise: return simd_pairwise_run16;
+    case SimdKind::interleaved: return simd_interleaved_run16;
+  }
+  return nullptr;
+}
+
 // ---- block-scaled units (kernels/scaled_simd.cpp: the bounds their exact
 // arithmetic rests on) ----
 
@@ -234,6 +245,7 @@ KernelPlan plan(const ModelRow& row, PlanOptions options) {
   k.macro = Macro::steps;
   const char* misfit = k.fp64 ? chain_misfit(row) : simd_misfit(row, k.simd_params);
   k.simd = k.step && !options.simd_off && !misfit;
+  if (k.simd) k.kernel = kernel_of(k.simd_params.kind);
   k.name = k.simd ? "simd" : k.fp64 ? "fp64" : k.step ? "scalar" : "reference";
   if (options.use_reference) k.why = "the use_reference option";
   else if (options.simd_off && !k.fp64) k.why = "the simd_off option";

@@ -4,24 +4,26 @@
 // plan(row).name. The micro-kernel contract is docs/kernels.md.
 //
 // Per-row index (accumulation path -> reference function in ref/reference.cpp
-// -> scalar kernel in kernels/scalar.cpp -> SIMD kernel file):
+// -> scalar kernel in kernels/scalar.cpp -> SIMD kernel -> macro-kernel). The
+// steps macro-kernel's SIMD kernels share one prototype, StepKernel
+// (kernels/simd.h): plan() puts the row's in KernelPlan::kernel.
 //
-//   path (rows)                     reference       scalar kernel   SIMD kernel              macro
-//   aligned, c early                aligned_step    aligned_step    aligned_simd.cpp         steps
-//     (NVIDIA fp32/fp16 results)                                      SimdKind::aligned
-//   aligned, pair_interleave,       aligned_step    aligned_step    aligned_simd.cpp         steps
-//     c late RNE (HMMA fp8)                                           SimdKind::interleaved
-//   aligned, c late round-down      aligned_step    aligned_step    late_simd.cpp            steps
-//     (CDNA3)                                                         SimdKind::late
-//   exact (CDNA1)                   exact_step      exact_step      exact_simd.cpp           exact
-//   pairwise (CDNA2)                pairwise_step   pairwise_step   real_simd.cpp            steps
-//                                                                     SimdKind::pairwise
-//   fma_chain, fp32 result (SFMA)   fma_step        fma_step        real_simd.cpp chain tile chain
-//   fma_chain, fp64 (DMMA, f64)     fma_step        fp64_chain      real_simd.cpp chain tile chain
+//   path (rows)                     reference       scalar kernel   SIMD kernel (file)            macro
+//   aligned, c early                aligned_step    aligned_step    simd_aligned_run16            steps
+//     (NVIDIA fp32/fp16 results)                                      (aligned_simd.cpp)
+//   aligned, pair_interleave,       aligned_step    aligned_step    simd_interleaved_run16        steps
+//     c late RNE (HMMA fp8)                                           (aligned_simd.cpp)
+//   aligned, c late round-down      aligned_step    aligned_step    simd_late_run16               steps
+//     (CDNA3)                                                         (late_simd.cpp)
+//   exact (CDNA1)                   exact_step      exact_step      simd_exact_run16              exact
+//                                                                     (exact_simd.cpp)
+//   pairwise (CDNA2)                pairwise_step   pairwise_step   simd_pairwise_run16           steps
+//                                                                     (real_simd.cpp)
+//   fma_chain, fp32 result (SFMA)   fma_step        fma_step        simd_chain_tile (real_simd)   chain
+//   fma_chain, fp64 (DMMA, f64)     fma_step        fp64_chain      simd_chain_tile64 (real_simd) chain
 //
-// A row outside a SIMD kernel's envelope (some custom rows, interleaved
-// fp8 with fp16 results) runs the scalar kernel on every step (plan().why
-// says which condition it misses); a row without a scalar kernel (fp32_rne
+// A row outside a SIMD kernel's envelope (some custom rows) runs the
+// scalar kernel on every step (plan().why says which condition it misses); a row without a scalar kernel (fp32_rne
 // products on the aligned/exact paths, steps over kMaxStep) runs the
 // reference. Steps with NaN or Inf inputs always run the reference (the
 // special-value fallback, docs/kernels.md); the driver does that.
@@ -70,9 +72,12 @@ struct KernelPlan {
   /// steps: the scalar step kernel (null: the reference runs every step);
   /// exact: the scalar kernel for lanes the SIMD kernel cannot sum exactly.
   StepFn step = nullptr;
-  /// steps: run the SIMD kernel `simd.kind`; otherwise the scalar loop.
-  /// scaled: a SIMD kernel (`scaled`) serves the unit.
+  /// steps: run the SIMD step kernel `kernel` (16 lanes); otherwise the
+  /// scalar loop. scaled: a SIMD kernel (`scaled`) serves the unit.
   bool simd = false;
+  /// steps with simd: the row's step kernel (the one prototype, simd.h),
+  /// called with simd_params; null otherwise.
+  StepKernel kernel = nullptr;
   SimdParams simd_params{};
   /// steps with fp64 operands: the host binary64 FMA chain (fp64_chain).
   bool fp64 = false;

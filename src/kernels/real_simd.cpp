@@ -225,8 +225,9 @@ void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std:
   HWY_DYNAMIC_DISPATCH(ChainTile64)(kc, a, b, c, ldc);
 }
 
-void simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, float* acc) {
-  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, b.val, acc);
+int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, b.val, reinterpret_cast<float*>(acc));
+  return run.steps;
 }
 
 }  // namespace fast

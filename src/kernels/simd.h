@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The SIMD step kernels (Highway, dispatched at run time). A kernel computes
 // steps for kSimdLanes output columns whose B operands are packed
-// lane-interleaved: element l of lane j at l*16 + j. Which rows they serve
-// is plan()'s decision (kernels/plan.h); the contract is docs/kernels.md.
+// lane-interleaved: element l of lane j at l*16 + j. The steps kernels share
+// one prototype (StepKernel); which one serves a row is plan()'s decision
+// (kernels/plan.h); the contract is docs/kernels.md.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,9 @@ namespace mmaemu::fast {
 
 inline constexpr std::size_t kSimdLanes = 16;
 
-/// Which SIMD kernel serves a row.
+/// Which SIMD step kernel serves a row: data for plan(), which names the
+/// kernel (KernelPlan::kernel), and for packing (interleaved: each
+/// instruction's two groups contiguous).
 enum class SimdKind : uint8_t {
   aligned,      // NVIDIA block FMA, c early
   late,         // CDNA3 late c with round-down
@@ -68,24 +71,38 @@ struct LanePanel {
   const int32_t* exp;
 };
 
-/// The aligned, c-early path for 16 lanes over a run none of whose inputs
-/// is NaN or Inf: fp32 results (RZ, RNE, RD or RU) or, with p.out16, fp16 results
-/// (RNE). acc: c in, d out (fp32 bits, or fp16 bits in the low half with
-/// p.out16; a NaN or Inf c is handled).
-void simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
+/// The one step-kernel prototype (docs/kernels.md, "The step-kernel
+/// prototype"): `run` from the panels' first k for 16 lanes, acc: c in, d
+/// out (the row's output bits: fp32, or fp16 in the low half with
+/// p.out16). Returns the number of steps done: run.steps, or fewer when the
+/// kernel hands a step back (acc then holds the state before it, and the
+/// caller runs that step on the scalar kernel). No input is NaN or Inf; a
+/// NaN or Inf c is handled. plan() names the kernel of a row
+/// (KernelPlan::kernel); the macro-kernels call it without a switch.
+using StepKernel = int (*)(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
-/// The interleaved HMMA fp8 path, one instruction (run.steps = 1, step =
-/// the instruction's k, packed with its two groups contiguous): the two
+/// The aligned, c-early path (SimdKind::aligned): fp32 results (RZ, RNE, RD
+/// or RU) or, with p.out16, fp16 results (RNE). Does every step.
+int simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
+
+/// The interleaved HMMA fp8 path (SimdKind::interleaved), one instruction
+/// (step = the instruction's k, packed with its two groups contiguous; the
+/// last one zero-padded, run.last_len unused) after the other: the two
 /// groups as aligned blocks from +0, then acc + t with RNE: fp32 (host
 /// arithmetic: the caller holds FpEnvGuard; NaN bits are the host's) or,
 /// with p.out16, fp16 (exact integer sum, one rounding; NaN: p.nan16).
-void simd_interleaved_run16(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc);
+/// Does every step.
+int simd_interleaved_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
-/// The CDNA3 late-c path (two-stage round-down, contiguous or odd/even
-/// groups), layout as simd_aligned_run16. Returns the number of blocks done:
-/// fewer than run.steps when a block's products may reach 2^128 (acc then
-/// holds the state before it, and the caller runs it on the scalar kernel).
+/// The CDNA3 late-c path (SimdKind::late: two-stage round-down, contiguous
+/// or odd/even groups). Hands back a block whose products may reach 2^128.
 int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
+
+/// CDNA2 pairwise steps (SimdKind::pairwise; panels: val only, a flushed
+/// input is its zero). acc holds fp32 bits, read and written as floats:
+/// IEEE arithmetic, NaN and Inf need no special care (NaN bits are the
+/// host's). Does every step.
+int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// Register-blocked FMA chain tiles (BLIS-style micro-kernel): kChainMR
 /// rows x kChainNR columns (fp64: kChainNR64), over kc consecutive k:
@@ -124,11 +141,6 @@ int simd_exact_run16(StepRun run, ExactRowPanel a, ExactLanePanel b, double* acc
 /// step = products per block.
 inline constexpr int kExactNone = 400;
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi);
-
-/// CDNA2 pairwise steps for 16 lanes (layout as simd_aligned_run16); af/bf
-/// flag flushed (subnormal) operands, whose products are +0. IEEE
-/// arithmetic: NaN and Inf need no special care (NaN bits are the host's).
-void simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, float* acc);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();
