@@ -106,7 +106,7 @@ const std::vector<Case> kDefaultCases = {
 // An OpenBLAS older than the CPU (Debian 12's 0.3.21 on Emerald Rapids)
 // falls back to its generic Prescott kernel, several times slower; the
 // environment variable OPENBLAS_CORETYPE, read when the library loads,
-// chooses the kernel instead (docs/performance.md, "The bench and the latest full run").
+// chooses the kernel instead (docs/performance.md, "The bench and the latest runs").
 bool report_openblas_core() {
   // libmmaemu.so exports the CBLAS names too (the shim): the ratios need
   // OpenBLAS's cblas_sgemm, the first in the search order.
