@@ -9,6 +9,7 @@
 
 #include "driver/parallel.h"
 #include "formats/block_quantise.h"
+#include "kernels/quantise_simd.h"
 
 namespace mmaemu::driver {
 
@@ -63,8 +64,8 @@ void QuantisedLines::lines(std::size_t r0, std::size_t count, uint8_t* codes, ui
   });
   for (std::size_t r = 0; r < count; ++r) {
     const float* line = &v[r * k_];
-    if (q_.nvfp4) quantise_nvfp4(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
-    else quantise_mx(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
+    if (q_.nvfp4) fast::quantise_nvfp4_simd(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
+    else fast::quantise_mx_simd(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
   }
 }
 
