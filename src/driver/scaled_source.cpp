@@ -3,7 +3,7 @@
 #include "driver/scaled_source.h"
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -55,8 +55,13 @@ void StridedCodes::lines(std::size_t r0, std::size_t count, uint8_t* codes, uint
 void QuantisedLines::lines(std::size_t r0, std::size_t count, uint8_t* codes, uint8_t* scales) const {
   const auto* x = static_cast<const float*>(x_.data);
   const std::size_t nb = kp_ / q_.block;
-  std::fill(codes, codes + count * kp_, 0);  // codes past k stay 0
-  std::fill(scales, scales + count * nb, 0);
+  // Codes past k and the scales of the blocks past k are 0; the quantiser
+  // writes the rest.
+  const std::size_t kb = (k_ + q_.block - 1) / q_.block;
+  for (std::size_t r = 0; r < count; ++r) {
+    std::fill(codes + r * kp_ + k_, codes + (r + 1) * kp_, 0);
+    std::fill(scales + r * nb + kb, scales + (r + 1) * nb, 0);
+  }
   if (k_ == 0) return;
   std::vector<float> v(count * k_);
   for_each(lines_adjacent(x_, k_cols_), count, k_, [&](std::size_t r, std::size_t l) {
@@ -78,14 +83,16 @@ float operand_amax(Strided x, std::size_t rows, std::size_t cols, int threads) {
   const std::size_t per = (outer + kTasks - 1) / kTasks, tasks = per ? (outer + per - 1) / per : 0;
   std::vector<float> part(tasks, 0.0f);
   // The largest finite |x| is the same whatever the order of the reads.
+  // On the magnitudes' bits (an integer maximum, which vectorises): finite
+  // ones order as their values, Inf and NaN lie above 0x7F7FFFFF.
   parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
-    float amax = 0;
+    uint32_t amax = 0;
     for (std::size_t o = t * per; o < std::min(outer, (t + 1) * per); ++o)
       for (std::size_t i = 0; i < inner; ++i) {
-        const float e = v[o * x.ld + i];
-        if (std::isfinite(e)) amax = std::max(amax, std::fabs(e));
+        const uint32_t e = std::bit_cast<uint32_t>(v[o * x.ld + i]) & 0x7FFFFFFFu;
+        amax = std::max(amax, e < 0x7F800000u ? e : 0u);
       }
-    part[t] = amax;
+    part[t] = std::bit_cast<float>(amax);
   });
   float amax = 0;
   for (float p : part) amax = std::max(amax, p);
