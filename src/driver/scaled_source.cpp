@@ -3,7 +3,6 @@
 #include "driver/scaled_source.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -83,16 +82,11 @@ float operand_amax(Strided x, std::size_t rows, std::size_t cols, int threads) {
   const std::size_t per = (outer + kTasks - 1) / kTasks, tasks = per ? (outer + per - 1) / per : 0;
   std::vector<float> part(tasks, 0.0f);
   // The largest finite |x| is the same whatever the order of the reads.
-  // On the magnitudes' bits (an integer maximum, which vectorises): finite
-  // ones order as their values, Inf and NaN lie above 0x7F7FFFFF.
   parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
-    uint32_t amax = 0;
+    float amax = 0;
     for (std::size_t o = t * per; o < std::min(outer, (t + 1) * per); ++o)
-      for (std::size_t i = 0; i < inner; ++i) {
-        const uint32_t e = std::bit_cast<uint32_t>(v[o * x.ld + i]) & 0x7FFFFFFFu;
-        amax = std::max(amax, e < 0x7F800000u ? e : 0u);
-      }
-    part[t] = std::bit_cast<float>(amax);
+      amax = std::max(amax, fast::finite_abs_max(v + o * x.ld, inner));
+    part[t] = amax;
   });
   float amax = 0;
   for (float p : part) amax = std::max(amax, p);

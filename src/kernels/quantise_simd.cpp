@@ -175,6 +175,27 @@ void Nvfp4Line(const double* mids, const float* scale_values, const float* HWY_R
   }
 }
 
+// Finite magnitudes order as their bits; Inf and NaN (above 0x7F7FFFFF) count as 0.
+uint32_t FiniteAbsMaxBits(const float* HWY_RESTRICT v, std::size_t n) {
+  const DU du;
+  const DI di;
+  const DF df;
+  const std::size_t N = hn::Lanes(du);
+  VU m = hn::Zero(du);
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const VU a = hn::And(hn::BitCast(du, hn::LoadU(df, v + i)), hn::Set(du, 0x7FFFFFFFu));
+    const auto finite = hn::RebindMask(du, hn::Lt(hn::BitCast(di, a), hn::Set(di, 0x7F800000)));
+    m = hn::Max(m, hn::IfThenElseZero(finite, a));
+  }
+  uint32_t r = hn::GetLane(hn::MaxOfLanes(du, m));
+  for (; i < n; ++i) {
+    const uint32_t a = std::bit_cast<uint32_t>(v[i]) & 0x7FFFFFFFu;
+    if (a < 0x7F800000u && a > r) r = a;
+  }
+  return r;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace fast
 }  // namespace mmaemu
@@ -186,6 +207,7 @@ namespace fast {
 
 HWY_EXPORT(MxLine);
 HWY_EXPORT(Nvfp4Line);
+HWY_EXPORT(FiniteAbsMaxBits);
 
 namespace {
 
@@ -226,6 +248,10 @@ void quantise_mx_simd(Fmt elem, std::size_t block, const float* v, std::size_t n
 void quantise_nvfp4_simd(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales) {
   static const Nvfp4Tables t;
   HWY_DYNAMIC_DISPATCH(Nvfp4Line)(t.mids, t.scale, v, n, encode, codes, scales);
+}
+
+float finite_abs_max(const float* v, std::size_t n) {
+  return std::bit_cast<float>(HWY_DYNAMIC_DISPATCH(FiniteAbsMaxBits)(v, n));
 }
 
 }  // namespace fast

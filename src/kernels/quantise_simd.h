@@ -22,4 +22,8 @@ void quantise_mx_simd(Fmt elem, std::size_t block, const float* v, std::size_t n
 /// quantise_nvfp4(v, n, encode, codes, scales).
 void quantise_nvfp4_simd(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales);
 
+/// The largest |v[i]| over the finite values (0 if none), as the maximum
+/// NVFP4's global scale reads (nvfp4_global_scale).
+float finite_abs_max(const float* v, std::size_t n);
+
 }  // namespace mmaemu::fast

@@ -9,11 +9,13 @@
 // its midpoints (ties), the saturation bound and beyond, subnormal results
 // and underflow to zero, signed zeros, all-zero blocks, fp32 subnormals,
 // NaN and Inf, random words; lines with a short last block. Several
-// seeds; MMAEMU_TEST_SEED changes them, MMAEMU_DIFF_SCALE multiplies the
-// counts.
+// seeds. Also each line's largest finite magnitude (finite_abs_max)
+// against nvfp4_global_scale's loop. MMAEMU_TEST_SEED changes the seeds,
+// MMAEMU_DIFF_SCALE multiplies the counts.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -122,6 +124,14 @@ void line(std::mt19937_64& rng, Fmt elem, bool nvfp4, std::size_t block, std::si
     quantise_mx(elem, block, v.data(), n, c0.data(), s0.data());
     fast::quantise_mx_simd(elem, block, v.data(), n, c1.data(), s1.data());
   }
+  // The per-tensor maximum of NVFP4's global scale (nvfp4_global_scale's loop).
+  float amax = 0;
+  for (float x : v)
+    if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
+  const float fast_amax = fast::finite_abs_max(v.data(), n);
+  if (std::bit_cast<uint32_t>(fast_amax) != std::bit_cast<uint32_t>(amax) && ++t.bad <= 3)
+    FAIL_CHECK(what << " finite |v| max of " << n << ": simd " << hex(std::bit_cast<uint32_t>(fast_amax)) << " scalar "
+                    << hex(std::bit_cast<uint32_t>(amax)));
   ++t.lines;
   for (std::size_t b0 = 0; b0 < n; b0 += block) {
     ++t.blocks;
