@@ -3,12 +3,12 @@
 #include "driver/scaled_source.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "driver/parallel.h"
 #include "formats/block_quantise.h"
+#include "kernels/quantise_simd.h"
 
 namespace mmaemu::driver {
 
@@ -54,8 +54,13 @@ void StridedCodes::lines(std::size_t r0, std::size_t count, uint8_t* codes, uint
 void QuantisedLines::lines(std::size_t r0, std::size_t count, uint8_t* codes, uint8_t* scales) const {
   const auto* x = static_cast<const float*>(x_.data);
   const std::size_t nb = kp_ / q_.block;
-  std::fill(codes, codes + count * kp_, 0);  // codes past k stay 0
-  std::fill(scales, scales + count * nb, 0);
+  // Codes past k and the scales of the blocks past k are 0; the quantiser
+  // writes the rest.
+  const std::size_t kb = (k_ + q_.block - 1) / q_.block;
+  for (std::size_t r = 0; r < count; ++r) {
+    std::fill(codes + r * kp_ + k_, codes + (r + 1) * kp_, 0);
+    std::fill(scales + r * nb + kb, scales + (r + 1) * nb, 0);
+  }
   if (k_ == 0) return;
   std::vector<float> v(count * k_);
   for_each(lines_adjacent(x_, k_cols_), count, k_, [&](std::size_t r, std::size_t l) {
@@ -63,8 +68,8 @@ void QuantisedLines::lines(std::size_t r0, std::size_t count, uint8_t* codes, ui
   });
   for (std::size_t r = 0; r < count; ++r) {
     const float* line = &v[r * k_];
-    if (q_.nvfp4) quantise_nvfp4(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
-    else quantise_mx(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
+    if (q_.nvfp4) fast::quantise_nvfp4_simd(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
+    else fast::quantise_mx_simd(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
   }
 }
 
@@ -80,10 +85,7 @@ float operand_amax(Strided x, std::size_t rows, std::size_t cols, int threads) {
   parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
     float amax = 0;
     for (std::size_t o = t * per; o < std::min(outer, (t + 1) * per); ++o)
-      for (std::size_t i = 0; i < inner; ++i) {
-        const float e = v[o * x.ld + i];
-        if (std::isfinite(e)) amax = std::max(amax, std::fabs(e));
-      }
+      amax = std::max(amax, fast::finite_abs_max(v + o * x.ld, inner));
     part[t] = amax;
   });
   float amax = 0;

@@ -97,6 +97,19 @@ uint8_t encode_element(Fmt elem, bool neg, double num, double den) {
   return static_cast<uint8_t>((neg ? t.sign : 0) | lo);
 }
 
+int mx_shared_exponent(Fmt elem, float amax) {
+  return amax == 0 ? -127 : std::clamp(std::ilogb(amax) - info(elem).emax(), -127, 127);
+}
+
+uint8_t nvfp4_block_scale(float amax, float encode) {
+  // scale = amax * encode / 6, rounded once.
+  const Unpacked a = decode(Fmt::fp32, bits(amax)), s = decode(Fmt::fp32, bits(encode));
+  return static_cast<uint8_t>(
+      a.cls == Class::zero ? 0 : round_quotient(Fmt::ue4m3, false, a.sig * s.sig, a.exp + s.exp, 6));
+}
+
+int element_top_code(Fmt elem) { return element_codes(elem).top; }
+
 void quantise_mx(Fmt elem, std::size_t block, const float* v, std::size_t n, uint8_t* codes,
                  uint8_t* scales) {
   for (std::size_t b0 = 0; b0 < n; b0 += block) {
@@ -106,8 +119,7 @@ void quantise_mx(Fmt elem, std::size_t block, const float* v, std::size_t n, uin
       std::fill(codes + b0, codes + b0 + len, 0);
       continue;
     }
-    const float amax = block_amax(v + b0, len);
-    const int X = amax == 0 ? -127 : std::clamp(std::ilogb(amax) - info(elem).emax(), -127, 127);
+    const int X = mx_shared_exponent(elem, block_amax(v + b0, len));
     scales[b0 / block] = static_cast<uint8_t>(X + 127);
     for (std::size_t i = b0; i < b0 + len; ++i)  // |v| / 2^X is exact in binary64: only the exponent moves
       codes[i] = encode_element(elem, std::signbit(v[i]), std::ldexp(std::fabs(static_cast<double>(v[i])), -X), 1.0);
@@ -128,7 +140,6 @@ Nvfp4Global nvfp4_global_of_amax(float amax) {
 
 void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales) {
   constexpr std::size_t kBlock = 16;
-  const Unpacked s = decode(Fmt::fp32, bits(encode));
   for (std::size_t b0 = 0; b0 < n; b0 += kBlock) {
     const std::size_t len = std::min(kBlock, n - b0);
     if (!block_finite(v + b0, len)) {
@@ -136,10 +147,7 @@ void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes,
       std::fill(codes + b0, codes + b0 + len, 0);
       continue;
     }
-    // scale = amax * encode / 6, rounded once.
-    const Unpacked a = decode(Fmt::fp32, bits(block_amax(v + b0, len)));
-    const uint8_t sc = static_cast<uint8_t>(
-        a.cls == Class::zero ? 0 : round_quotient(Fmt::ue4m3, false, a.sig * s.sig, a.exp + s.exp, 6));
+    const uint8_t sc = nvfp4_block_scale(block_amax(v + b0, len), encode);
     scales[b0 / kBlock] = sc;
     const Unpacked q = decode(Fmt::ue4m3, sc);
     const double scale = q.cls == Class::zero ? 0.0 : std::ldexp(static_cast<double>(q.sig), q.exp);

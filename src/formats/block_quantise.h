@@ -33,6 +33,16 @@ Nvfp4Global nvfp4_global_of_amax(float amax);
 /// the sign). A block with NaN or Inf gets the NaN scale 0x7F and codes 0.
 void quantise_nvfp4(const float* v, std::size_t n, float encode, uint8_t* codes, uint8_t* scales);
 
+/// The per-block steps of quantise_mx() and quantise_nvfp4(), for the SIMD
+/// quantisers (kernels/quantise_simd.h) to share: X of a finite block with
+/// largest |v| amax (its scale code is X + 127), and NVFP4's scale code of
+/// a finite block.
+int mx_shared_exponent(Fmt elem, float amax);
+uint8_t nvfp4_block_scale(float amax, float encode);
+/// The largest finite positive code of an element format (encode_element's
+/// saturation bound); throws as encode_element() does.
+int element_top_code(Fmt elem);
+
 /// The element code of (-1)^neg * num / den rounded once, to nearest even
 /// with saturation (num >= 0 and den > 0 exact binary64 values with at
 /// most 48 and 4 significant bits): the conversion quantise_mx (den = 1)
