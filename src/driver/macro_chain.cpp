@@ -8,7 +8,9 @@
 // Few synchronisations (the cores may be shared): per N panel and
 // super-chunk of KS k, B packed by all threads (in KC sub-chunks), then
 // tasks of MC rows (x a range of micro-panels when rows are few) that run
-// every sub-chunk and, at the end, their own epilogue.
+// every sub-chunk and, at the end, their own epilogue. With at most MC rows
+// and many columns, tasks of column blocks that pack their own B instead
+// (run_chain_private: one parallel_for a call).
 #include <algorithm>
 #include <bit>
 #include <type_traits>
