@@ -8,7 +8,9 @@
 // Few synchronisations (the cores may be shared): per N panel and
 // super-chunk of KS k, B packed by all threads (in KC sub-chunks), then
 // tasks of MC rows (x a range of micro-panels when rows are few) that run
-// every sub-chunk and, at the end, their own epilogue.
+// every sub-chunk and, at the end, their own epilogue. With at most MC rows
+// and many columns, tasks of column blocks that pack their own B instead
+// (run_chain_private: one parallel_for a call).
 #include <algorithm>
 #include <bit>
 #include <type_traits>
@@ -103,9 +105,57 @@ struct ChainScratch {
   }
 };
 
+// m <= kMC with many columns (short-wide products such as 10 x 10^6 x 10):
+// no two tasks share B's columns, so each task packs its own, sub-chunk by
+// sub-chunk, into its thread's buffers: tasks of column blocks over the
+// whole of N, each running all of k, one parallel_for per call.
+template <typename T>
+void chain_private_block(const GemmCall& g, std::size_t j0, std::size_t nc) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr std::size_t MR = kMR, NR = kNR<T>;
+  thread_local ChainScratch<T> own;  // this thread's accumulators and B sub-chunk
+  thread_local AlignedBuf<T> a_buf;  // this thread's A sub-chunk
+  struct Trim {  // on every path out
+    ChainScratch<T>& s;
+    ~Trim() { s.trim(); }
+  } trim{own};
+  const std::size_t npan = (nc + NR - 1) / NR;
+  T* acc = own.acc.get(g.m * nc);
+  T* bq = own.b.get(npan * kKC * NR);
+  T* ap = a_buf.get(((g.m + MR - 1) / MR) * kKC * MR);
+  for (std::size_t i = 0; i < g.m; ++i)
+    for (std::size_t w = 0; w < nc; ++w)
+      acc[i * nc + w] =
+          g.epilogue.zero_init() ? T(0) : std::bit_cast<T>(static_cast<U>(g.epilogue.initial_acc(i, j0 + w)));
+  for (std::size_t k0 = 0; k0 < g.k; k0 += kKC) {
+    const std::size_t kc = std::min(kKC, g.k - k0);
+    for (std::size_t p = 0; p < npan; ++p)
+      pack_chain<T>(g.row, g.spec, g.B, false, j0 + p * NR, std::min(NR, nc - p * NR), k0, kc, NR, bq + p * kKC * NR);
+    pack_chain<T>(g.row, g.spec, g.A, true, 0, g.m, k0, kc, MR, ap);
+    chain_tiles<T>(ap, bq, kc, g.m, nc, 0, npan, acc);
+  }
+  for (std::size_t i = 0; i < g.m; ++i) g.epilogue.store_row(acc + i * nc, i, j0, nc);
+}
+
+// Column blocks of at most NC columns, halved while there are fewer than
+// 4 per thread (dynamic scheduling evens out the rest).
+template <typename T>
+void run_chain_private(const GemmCall& g, std::size_t NC) {
+  constexpr std::size_t NR = kNR<T>;
+  const std::size_t npan = (g.n + NR - 1) / NR;
+  std::size_t jb = NC / NR;
+  while (jb > 1 && (npan + jb - 1) / jb < 4 * static_cast<std::size_t>(g.threads)) jb = (jb + 1) / 2;
+  parallel_for(g.threads, (npan + jb - 1) / jb, Assign::dynamic, [&](std::size_t blk) {
+    const std::size_t j0 = blk * jb * NR;
+    chain_private_block<T>(g, j0, std::min(jb * NR, g.n - j0));
+  });
+}
+
 template <typename T>
 void run_chain(const GemmCall& g) {
   constexpr std::size_t NR = kNR<T>, NC = sizeof(T) == 8 ? kNC64 : kNC32;
+  // Few rows, and a micro-panel per thread at least: private B (above).
+  if (g.m <= kMC && (g.n + NR - 1) / NR >= 2 * static_cast<std::size_t>(g.threads)) return run_chain_private<T>(g, NC);
   thread_local ChainScratch<T> scratch;
   struct Trim {  // on every path out
     ChainScratch<T>& s;

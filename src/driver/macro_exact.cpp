@@ -19,6 +19,7 @@ namespace {
 constexpr std::size_t kNC = 1024;    // columns per N panel
 constexpr std::size_t kMC = 32;      // rows per task
 constexpr std::size_t kKTarget = 256;  // k per chunk, rounded down to whole steps
+constexpr std::size_t kFewChunks = 4;  // few columns: k per chunk in kKFewColumns (macro.h)
 constexpr std::size_t L = fast::kSimdLanes;
 
 // One k chunk of one N panel: the packed B and the chunk's geometry.
@@ -143,35 +144,99 @@ void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const 
   for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
 }
 
-// The accumulators and B's panel of run_exact_macro, kept per thread.
+// Slice j of `slices` of B's chunk (every column of the panel, the
+// slice's whole steps), its groups' flags and padding lanes. With fewer
+// lane groups than threads the chunk is packed in slices of k, not of
+// columns: the lanes of a group share cache lines, its steps do not.
+void pack_exact_slice(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
+                      std::size_t j, std::size_t slices) {
+  const std::size_t s0 = ch.steps * j / slices, s1 = ch.steps * (j + 1) / slices;
+  for (std::size_t v = 0; v < p.nc; ++v) pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v, s0, s1);
+  for (std::size_t v = 0; v < p.nc; ++v)
+    for (std::size_t s = s0; s < s1; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
+  pad_exact_lanes(g.row, b, s0, s1);
+}
+
+// The accumulators and B's panels of run_exact_macro, kept per thread.
 struct ExactScratch {
   std::vector<uint32_t> acc;
-  ExactPanel b;
+  ExactPanel b, b_next;  // b_next: the next chunk's B (few columns)
   void trim() {
     if (acc.capacity() * sizeof(uint32_t) > kKeepBytes) acc = {};
-    if ((b.val.cap + b.lo.cap + b.hi.cap) * sizeof(double) + b.special.capacity() > kKeepBytes) b = ExactPanel{};
+    for (ExactPanel* q : {&b, &b_next})
+      if ((q->val.cap + q->lo.cap + q->hi.cap) * sizeof(double) + q->special.capacity() > kKeepBytes) *q = ExactPanel{};
   }
 };
 
+thread_local ExactPanel t_a_panel;  // each thread's A rows
+
+// The chunk of k from k0 on (KC long, the last shorter), its B in b.
+ExactChunk chunk_at(const GemmCall& g, std::size_t KC, std::size_t k0, const ExactPanel& b) {
+  const std::size_t step = step_k(g.row);
+  const std::size_t kc = std::min(KC, g.k - std::min(k0, g.k)), steps = (kc + step - 1) / step;
+  return {b, kc, steps, steps * step, step};
+}
+
+// One N panel, chunk after chunk: B packed by all threads, then the tasks
+// (two parallel_for calls a chunk).
+void exact_panel(const GemmCall& g, ExactTasks& p, std::size_t KC, ExactScratch& sc) {
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
+  for (std::size_t k0 = 0; k0 < k_end; k0 += KC) {
+    const ExactChunk ch = chunk_at(g, KC, k0, sc.b);
+    p.first = k0 == 0;
+    p.last = k0 + KC >= k_end;
+    sc.b.resize(p.nc, ch.kp, ch.steps, true);
+    pack_exact_b(g, p, k0, ch, sc.b);
+    pad_exact_lanes(g.row, sc.b);
+    parallel_for(g.threads, p.mblocks * p.jtasks, Assign::dynamic,
+                 [&](std::size_t t) { exact_task(g, ch, p, k0, t, t_a_panel, sc.acc.data()); });
+  }
+}
+
+// The same with few columns and long k (macro.h): B's chunks packed in
+// slices of k (two per thread) and double buffered, so that one
+// parallel_for runs the tasks of a chunk and packs the next.
+void exact_panel_few_columns(const GemmCall& g, ExactTasks& p, std::size_t KC, ExactScratch& sc) {
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1);
+  const auto slices = [&](const ExactChunk& ch) {
+    return std::clamp<std::size_t>(2 * static_cast<std::size_t>(g.threads), 1, std::max<std::size_t>(ch.steps, 1));
+  };
+  ExactPanel* buf[2] = {&sc.b, &sc.b_next};
+  const ExactChunk first = chunk_at(g, KC, 0, *buf[0]);
+  buf[0]->resize(p.nc, first.kp, first.steps, true);
+  const std::size_t first_slices = slices(first);
+  parallel_for(g.threads, first_slices, Assign::blocks,
+               [&](std::size_t j) { pack_exact_slice(g, p, 0, first, *buf[0], j, first_slices); });
+  for (std::size_t k0 = 0, c = 0; k0 < k_end; k0 += KC, ++c) {
+    const ExactChunk cur = chunk_at(g, KC, k0, *buf[c % 2]);
+    p.first = k0 == 0;
+    p.last = k0 + KC >= k_end;
+    ExactPanel& nb = *buf[(c + 1) % 2];
+    const ExactChunk next = chunk_at(g, KC, k0 + KC, nb);
+    if (!p.last) nb.resize(p.nc, next.kp, next.steps, true);
+    const std::size_t tasks = p.mblocks * p.jtasks, next_slices = p.last ? 0 : slices(next);
+    parallel_for(g.threads, tasks + next_slices, Assign::dynamic, [&](std::size_t t) {
+      if (t < tasks) exact_task(g, cur, p, k0, t, t_a_panel, sc.acc.data());
+      else pack_exact_slice(g, p, k0 + KC, next, nb, t - tasks, next_slices);
+    });
+  }
+}
+
 }  // namespace
 
-// Per N panel and k chunk, B packed by all threads (lane groups or
-// columns), then the tasks (two parallel_for calls). At most kMC rows and
-// fewer lane groups than threads: rows_per_thread() rows per task, chunks
-// of kKFewColumns k (macro.h).
+// Per N panel, exact_panel(), or with at most kMC rows and fewer lane
+// groups than threads exact_panel_few_columns(): rows_per_thread() rows
+// per task, chunks of kKFewColumns k (macro.h).
 void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
-  const std::size_t KC = std::max<std::size_t>(1, (few ? kKFewColumns : kKTarget) / step) * step;
+  const std::size_t KC = std::max<std::size_t>(1, (few ? kFewChunks * kKFewColumns : kKTarget) / step) * step;
   thread_local ExactScratch scratch;  // kept between calls (macro.h, kKeepBytes)
   struct Trim {  // on every path out
     ExactScratch& s;
     ~Trim() { s.trim(); }
   } trim{scratch};
-  std::vector<uint32_t>& acc = scratch.acc;
-  acc.assign(g.m * std::min(kNC, g.n), 0u);
-  ExactPanel& b = scratch.b;
-  const std::size_t k_end = std::max<std::size_t>(g.k, 1);  // k = 0: one empty chunk (init and store)
+  scratch.acc.assign(g.m * std::min(kNC, g.n), 0u);
   for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
     ExactTasks p{};
     p.j0 = j0;
@@ -183,19 +248,8 @@ void run_exact_macro(const GemmCall& g) {
     while (p.jb > 1 && p.mblocks * ((p.groups + p.jb - 1) / p.jb) < 4 * static_cast<std::size_t>(g.threads))
       p.jb = (p.jb + 1) / 2;
     p.jtasks = (p.groups + p.jb - 1) / p.jb;
-    for (std::size_t k0 = 0; k0 < k_end; k0 += KC) {
-      const std::size_t kc = std::min(KC, g.k - std::min(k0, g.k)), steps = (kc + step - 1) / step;
-      const ExactChunk ch{b, kc, steps, steps * step, step};
-      p.first = k0 == 0;
-      p.last = k0 + KC >= k_end;
-      b.resize(p.nc, ch.kp, ch.steps, true);
-      pack_exact_b(g, p, k0, ch, b);
-      pad_exact_lanes(g.row, b);
-      parallel_for(g.threads, p.mblocks * p.jtasks, Assign::dynamic, [&](std::size_t t) {
-        thread_local ExactPanel a;  // this thread's A rows
-        exact_task(g, ch, p, k0, t, a, acc.data());
-      });
-    }
+    if (few) exact_panel_few_columns(g, p, KC, scratch);
+    else exact_panel(g, p, KC, scratch);
   }
 }
 

@@ -460,7 +460,7 @@ template void pack_chain<double>(const ModelRow&, const GemmSpec&, const Operand
 
 // Packs vector v of an exact panel from op(X) vector `index` (k0 .. k0+kc-1).
 void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index,
-                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v) {
+                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v, std::size_t s0, std::size_t s1) {
   const std::size_t step = step_k(row);
   const int man = fast::unit_man(row), st = static_cast<int>(step);
   const VecStrides vs = vec_strides(X, is_a);
@@ -473,7 +473,7 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
                    spec.input_overflow != Overflow::saturate;
   const bool f16 = rne && row.in == Fmt::fp16, b16 = rne && row.in == Fmt::bf16;
   const uint32_t* f32 = static_cast<const uint32_t*>(X.data);
-  for (std::size_t s = 0; s < p.steps; ++s) {
+  for (std::size_t s = s0; s < std::min(s1, p.steps); ++s) {
     int lo = fast::kExactNone, hi = -fast::kExactNone;
     bool special = false;
     for (std::size_t l = s * step; l < (s + 1) * step; ++l) {
@@ -504,12 +504,15 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
 }
 
 // B lanes past the panel's last column: zero operands, neutral bounds.
-void pad_exact_lanes(const ModelRow& row, ExactPanel& p) {
-  const int man = fast::unit_man(row), st = static_cast<int>(step_k(row));
+void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0, std::size_t s1) {
+  const std::size_t step = step_k(row);
+  const int man = fast::unit_man(row), st = static_cast<int>(step);
+  s1 = std::min(s1, p.steps);
   for (std::size_t v = p.count; v < p.groups * fast::kSimdLanes; ++v) {
     const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
-    for (std::size_t l = 0; l < p.kp; ++l) p.val.p[(g * p.kp + l) * fast::kSimdLanes + lane] = 0.0;
-    for (std::size_t s = 0; s < p.steps; ++s) {
+    for (std::size_t l = s0 * step; l < std::min(s1 * step, p.kp); ++l)
+      p.val.p[(g * p.kp + l) * fast::kSimdLanes + lane] = 0.0;
+    for (std::size_t s = s0; s < s1; ++s) {
       const std::size_t at = (g * p.steps + s) * fast::kSimdLanes + lane;
       fast::exact_bounds(false, fast::kExactNone, -fast::kExactNone, man, st, p.lo.p[at], p.hi.p[at]);
     }

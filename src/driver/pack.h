@@ -264,12 +264,15 @@ template <typename T>
 void pack_chain(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t first,
                 std::size_t count, std::size_t k0, std::size_t kc, std::size_t width, T* dst);
 
-// Packs vector v of an exact panel from op(X) vector `index` (k0 .. k0+kc-1).
+// Packs vector v of an exact panel from op(X) vector `index` (k0 .. k0+kc-1),
+// its steps [s0, s1) (all of them, or one thread's slice of the chunk).
 void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index,
-                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v);
+                std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v, std::size_t s0 = 0,
+                std::size_t s1 = SIZE_MAX);
 
-// B lanes past the panel's last column: zero operands, neutral bounds.
-void pad_exact_lanes(const ModelRow& row, ExactPanel& p);
+// B lanes past the panel's last column: zero operands, neutral bounds
+// (steps [s0, s1) only).
+void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0 = 0, std::size_t s1 = SIZE_MAX);
 
 // An integer significand and exponent of a finite double with at most
 // man+1 significant bits, as pack_element() gives them (value sig * 2^(exp-man)).

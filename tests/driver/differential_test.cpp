@@ -478,3 +478,36 @@ TEST_CASE("threads and blocking: few rows and columns, long k (rows split over t
   CHECK(rows >= 6);
   CHECK(bad == 0);
 }
+
+TEST_CASE("threads and blocking: few rows, many columns, short and long k (tasks pack their own B), 1-3 threads") {
+  // m <= 64 with at least two micro-panels per thread: the chain tiles'
+  // tasks of column blocks over the whole of N, each packing its own B
+  // (short-wide products such as 10 x 10^6 x 10); every other path on the
+  // same shapes. m = 65 stays on the shared B's path. Shapes cross the N
+  // panels (1024 fp32, 512 fp64 columns) and the 256-k sub-chunks, with
+  // edge tiles; inputs of every exponent (a few NaN/Inf), or within a few
+  // binades of 1 so that sums cancel.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  for (const auto& [name, row] : one_row_per_path()) {
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " short wide"));
+    const std::size_t shapes[][3] = {{10, 3000, 10}, {64, 700, 300}, {3, 1100, 530}, {65, 200, 20}, {1, 90, 0}};
+    for (const auto& sh : shapes) {
+      const std::size_t m = sh[0], n = sh[1], k = sh[2];
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      const bool narrow = dots % 2 == 0;
+      const int centre = static_cast<int>(info(row.in).bias);
+      for (auto& x : A) x = g.bits(row.in, narrow, centre);
+      for (auto& x : B) x = g.bits(row.in, narrow, centre);
+      for (auto& x : C) x = g.bits(row.out, false, 0);
+      for (int threads = 1; threads <= 3; ++threads) {
+        bad += check_gemm(name + " short wide t" + std::to_string(threads), row, m, n, k, A, B, C, threads == 2,
+                          m % 2, threads != 1, threads);
+        dots += m * n;
+      }
+    }
+  }
+  MESSAGE(rows << " rows (one per path), " << dots << " dot products");
+  CHECK(rows >= 6);
+  CHECK(bad == 0);
+}
