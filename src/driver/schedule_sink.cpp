@@ -22,10 +22,17 @@ bool sink_fits(std::size_t interval, std::size_t k, std::size_t step) {
 namespace {
 
 template <typename U>
-bool all_finite_fp16(const U* acc, std::size_t count) {
-  bool special = false;
-  for (std::size_t w = 0; w < count; ++w) special |= (acc[w] & 0x7C00u) == 0x7C00u;
-  return !special;
+bool all_finite_fp16(const U* __restrict acc, std::size_t count) {
+  U special = 0;
+  for (std::size_t w = 0; w < count; ++w) special += (acc[w] & 0x7C00u) == 0x7C00u;
+  return special == 0;
+}
+
+// d[w] += acc[w] widened (finite fp16 results), one RNE addition each.
+template <typename U>
+void add_widened_fp16(float* __restrict d, const U* __restrict acc, std::size_t count) {
+  for (std::size_t w = 0; w < count; ++w)
+    d[w] += std::bit_cast<float>(widen_finite_fp16(static_cast<uint32_t>(acc[w])));
 }
 
 template <typename T, typename U>
@@ -37,11 +44,7 @@ void add_row(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_t
     return;
   }
   if constexpr (sizeof(T) == 4)
-    if (row.out == Fmt::fp16 && all_finite_fp16(acc, count)) {  // a loop without branches
-      for (std::size_t w = 0; w < count; ++w)
-        d[w] += std::bit_cast<float>(widen_finite_fp16(static_cast<uint32_t>(acc[w])));
-      return;
-    }
+    if (row.out == Fmt::fp16 && all_finite_fp16(acc, count)) return add_widened_fp16(d, acc, count);
   for (std::size_t w = 0; w < count; ++w) d[w] += std::bit_cast<T>(static_cast<Bits>(convert_fast(row.out, s.main, acc[w])));
 }
 

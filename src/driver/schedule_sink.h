@@ -46,7 +46,8 @@ inline uint32_t widen_finite_fp16(uint32_t h) {
   const uint32_t sign = (h & 0x8000u) << 16, em = h & 0x7FFFu;
   const uint32_t normal = (em << 13) + (112u << 23);
   const uint32_t sub = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f);
-  return sign | (em >= 0x400u ? normal : sub);
+  const uint32_t is_normal = 0u - static_cast<uint32_t>(em >= 0x400u);  // a mask: no branch, so loops vectorise
+  return sign | (normal & is_normal) | (sub & ~is_normal);
 }
 
 /// dst(i, j0 .. j0+count-1) += acc[0 .. count-1], the unit's results (bits
