@@ -185,13 +185,13 @@ void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std
     for (std::size_t v = 0; v < mc; ++v) {
       HWY_ALIGN_MAX uint32_t acc[L] = {};
       const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
-      uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
+      const std::size_t at = (i0 + v) * nc + w0;  // in acc32, only for pieces that span chunks
       for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
         if (sg.start) std::fill(acc, acc + L, static_cast<uint32_t>(zero));
-        else std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));  // the piece began in an earlier chunk
+        else std::memcpy(acc, acc32 + at, lanes * sizeof(uint32_t));  // the piece began in an earlier chunk
         simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
         if (sg.end) sink_add(sk, g.row, i0 + v, p.j0 + w0, lanes, acc);
-        else std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
+        else std::memcpy(acc32 + at, acc, lanes * sizeof(uint32_t));
       });
     }
 }
@@ -402,7 +402,10 @@ void run_steps_macro(const GemmCall& g) {
   sp.mblocks = (g.m + sp.mc - 1) / sp.mc;
   if (private_b) return run_steps_private(g, sp);
   StepsScratch& sc = t_scratch;
-  const std::size_t acc_size = g.m * std::min(sp.NC, g.n);
+  // Under a sink on the SIMD kernel whose pieces never span a chunk (KC a
+  // multiple of the interval), the accumulators live in registers only.
+  const bool no_acc = g.sink && g.plan.simd && sp.KC % g.sink->interval == 0;
+  const std::size_t acc_size = no_acc ? 0 : g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
   sc.b.interleave = sc.b_next.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
   for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {

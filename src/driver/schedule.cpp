@@ -169,9 +169,19 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
                     std::ptrdiff_t ldc) {
   check_schedule(s, *spec.row);
   if (s.is_chain() || alpha == 0.0 || m == 0 || n == 0) return gemm(spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
-  // Threads take slices of rows, each running the whole schedule on one
-  // thread: one synchronisation per call instead of several per piece (each
-  // element's arithmetic is the same either way). B is packed per slice.
+  const auto run_all = [&](const GemmSpec& sp, std::size_t i0, std::size_t rows, void* c) {
+    if (main_format(*spec.row) == Fmt::fp64)
+      run_scheduled<double>(s, sp, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+    else
+      run_scheduled<float>(s, sp, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+  };
+  // promote:P alone on the steps macro-kernel: one pass of it per block of
+  // columns, on all threads (B packed once, the kernel's own task split).
+  if (!s.split && in_kernel(spec, s.promote, k)) return run_all(spec, 0, m, C);
+  // Otherwise threads take slices of rows, each running the whole schedule
+  // on one thread: one synchronisation per call instead of several per
+  // piece (each element's arithmetic is the same either way). B is packed
+  // per slice.
   constexpr std::size_t kMinRows = 8;
   const std::size_t slices = std::min<std::size_t>(static_cast<std::size_t>(thread_count(spec.threads)),
                                                    (m + kMinRows - 1) / kMinRows);
@@ -180,11 +190,8 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
   const std::size_t c_width = info(c_storage).width / 8;
   parallel_for(static_cast<int>(slices), slices, Assign::blocks, [&](std::size_t q) {
     const std::size_t i0 = m * q / slices, rows = m * (q + 1) / slices - i0;
-    void* c = static_cast<unsigned char*>(C) + static_cast<std::ptrdiff_t>(i0) * ldc * static_cast<std::ptrdiff_t>(c_width);
-    if (main_format(*spec.row) == Fmt::fp64)
-      run_scheduled<double>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
-    else
-      run_scheduled<float>(s, one, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(i0) * ldc * static_cast<std::ptrdiff_t>(c_width);
+    run_all(one, i0, rows, static_cast<unsigned char*>(C) + at);
   });
 }
 

@@ -39,6 +39,10 @@ template <typename T>
 void add_range(const GemmSpec& spec, const Block& b, KRange r, std::size_t interval, const Operand& A,
                const Operand& B, T* dst);
 
+/// True when add_range runs pieces of `interval` k over a range of `len`
+/// inside the steps macro-kernel (one pass, no GEMM per piece).
+bool in_kernel(const GemmSpec& spec, std::size_t interval, std::size_t len);
+
 /// Operand X seen from element (r, c) of op(X) on.
 Operand shifted(const Operand& X, std::size_t r, std::size_t c);
 

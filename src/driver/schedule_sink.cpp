@@ -21,6 +21,20 @@ bool sink_fits(std::size_t interval, std::size_t k, std::size_t step) {
 
 namespace {
 
+template <typename U>
+bool all_finite_fp16(const U* __restrict acc, std::size_t count) {
+  U special = 0;
+  for (std::size_t w = 0; w < count; ++w) special += (acc[w] & 0x7C00u) == 0x7C00u;
+  return special == 0;
+}
+
+// d[w] += acc[w] widened (finite fp16 results), one RNE addition each.
+template <typename U>
+void add_widened_fp16(float* __restrict d, const U* __restrict acc, std::size_t count) {
+  for (std::size_t w = 0; w < count; ++w)
+    d[w] += std::bit_cast<float>(widen_finite_fp16(static_cast<uint32_t>(acc[w])));
+}
+
 template <typename T, typename U>
 void add_row(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_t j0, std::size_t count, const U* acc) {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
@@ -29,6 +43,8 @@ void add_row(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_t
     for (std::size_t w = 0; w < count; ++w) d[w] += std::bit_cast<T>(static_cast<Bits>(acc[w]));
     return;
   }
+  if constexpr (sizeof(T) == 4)
+    if (row.out == Fmt::fp16 && all_finite_fp16(acc, count)) return add_widened_fp16(d, acc, count);
   for (std::size_t w = 0; w < count; ++w) d[w] += std::bit_cast<T>(static_cast<Bits>(convert_fast(row.out, s.main, acc[w])));
 }
 
@@ -49,6 +65,12 @@ void sink_add(const RangeSink& s, const ModelRow& row, std::size_t i, std::size_
   add_any(s, row, i, j0, count, acc);
 }
 
+bool in_kernel(const GemmSpec& spec, std::size_t interval, std::size_t len) {
+  const std::size_t P = interval == 0 || interval > len ? len : interval;
+  return fast::plan(*spec.row, {spec.use_reference, spec.simd_off}).macro == fast::Macro::steps &&
+         sink_fits(P, len, step_k(*spec.row));
+}
+
 // On the steps macro-kernel: one call over the range, the pieces added
 // into dst as each finishes (B packed once per chunk). Elsewhere, and for
 // pieces not made of whole steps: a GEMM per piece into a scratch block,
@@ -60,8 +82,7 @@ void add_range(const GemmSpec& spec, const Block& b, KRange r, std::size_t inter
   const std::size_t P = interval == 0 || interval > r.len ? r.len : interval;
   const ModelRow& row = *spec.row;
   const Fmt F = sizeof(T) == 8 ? Fmt::fp64 : Fmt::fp32;
-  const fast::KernelPlan plan = fast::plan(row, {spec.use_reference, spec.simd_off});
-  if (plan.macro != fast::Macro::steps || !sink_fits(P, r.len, step_k(row))) {
+  if (!in_kernel(spec, interval, r.len)) {
     std::vector<T> piece(b.m * b.nc);
     for (std::size_t at = 0; at < r.len; at += P) {
       unit_piece(spec, b, {r.k0 + at, std::min(P, r.len - at)}, A, B, F, piece.data());
@@ -72,6 +93,7 @@ void add_range(const GemmSpec& spec, const Block& b, KRange r, std::size_t inter
   GemmSpec s = spec;
   s.accumulate_into_c = false;
   s.threads = b.threads;
+  const fast::KernelPlan plan = fast::plan(row, {spec.use_reference, spec.simd_off});
   const Epilogue unused(s, 1.0, 0.0, F, dst, static_cast<std::ptrdiff_t>(b.nc));  // the sink stores
   const int threads = gemm_threads(s, b.m, b.nc, r.len);
   fast::FpEnvGuard env;

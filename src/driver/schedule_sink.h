@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -35,6 +36,18 @@ void for_sink_segments(const RangeSink& s, std::size_t k0, std::size_t kc, std::
                   (k0 + next) % s.interval == 0 || k0 + next == k});
     off = next;
   }
+}
+
+/// fp16 -> fp32 of a finite half h (exponent field not 31), exact and
+/// without branches: a normal half by rebiasing its exponent, a subnormal
+/// (or zero) as its integer fraction times 2^-24, one exact binary32
+/// product (needs no DAZ, kernels/fp_env.h). Equals fp16_to_fp32(h).
+inline uint32_t widen_finite_fp16(uint32_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, em = h & 0x7FFFu;
+  const uint32_t normal = (em << 13) + (112u << 23);
+  const uint32_t sub = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f);
+  const uint32_t is_normal = 0u - static_cast<uint32_t>(em >= 0x400u);  // a mask: no branch, so loops vectorise
+  return sign | (normal & is_normal) | (sub & ~is_normal);
 }
 
 /// dst(i, j0 .. j0+count-1) += acc[0 .. count-1], the unit's results (bits

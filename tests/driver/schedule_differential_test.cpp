@@ -19,6 +19,9 @@
 #include "common/engine_rows.h"
 #include "driver/schedule.h"
 #include "driver/schedule_parts.h"
+#include "driver/schedule_sink.h"
+#include "formats/fast_round.h"
+#include "kernels/fp_env.h"
 #include "kernels/plan.h"
 #include "ref/reference.h"
 
@@ -236,4 +239,16 @@ TEST_CASE("add_range adds each piece of a k range into the main accumulator, on 
       });
   MESSAGE(products << " ranges compared");
   CHECK(products > 0);
+}
+
+TEST_CASE("the sink's branch-free fp16 widening equals fp16_to_fp32 on every finite half") {
+  fast::FpEnvGuard env;  // as inside the macro-kernel: RNE, no FTZ/DAZ
+  int mismatches = 0;
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    if ((h & 0x7C00u) == 0x7C00u) continue;
+    const uint32_t got = driver::widen_finite_fp16(h), want = fp16_to_fp32(h);
+    if (got != want && ++mismatches <= 5)
+      FAIL_CHECK("fp16 0x" << std::hex << h << ": widened 0x" << got << ", fp16_to_fp32 0x" << want);
+  }
+  CHECK(mismatches == 0);
 }
