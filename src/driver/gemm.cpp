@@ -37,12 +37,13 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   fast::FpEnvGuard env_main;
   if (epilogue.alpha() == 0.0) return epilogue.scale_only(m, n, threads);
 
-  const auto call = [&] { return GemmCall{spec, *spec.row, m, n, k, A, B, threads, epilogue, plan}; };
+  const MacroArgs args{m, n, k, A, B, threads, epilogue, plan};
+  const auto call = [&] { return GemmCall{args, spec, *spec.row}; };
   switch (plan.macro) {
     case fast::Macro::chain: return run_chain_macro(call());
     case fast::Macro::exact: return run_exact_macro(call());
     case fast::Macro::steps: return run_steps_macro(call());
-    case fast::Macro::scaled: return run_scaled_macro({*spec.scaled, m, n, k, A, B, threads, epilogue, plan});
+    case fast::Macro::scaled: return run_scaled_macro({args, *spec.scaled});
   }
 }
 

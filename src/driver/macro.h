@@ -47,16 +47,21 @@ struct RangeSink {
   Fmt main;
 };
 
-/// One GEMM call as the macro-kernels see it.
-struct GemmCall {
-  const GemmSpec& spec;
-  const ModelRow& row;
+/// What every macro-kernel is given: the product's shape, operands,
+/// threads, epilogue and kernel plan.
+struct MacroArgs {
   std::size_t m, n, k;
   const Operand& A;
   const Operand& B;
   int threads;
   const Epilogue& epilogue;
   const fast::KernelPlan& plan;
+};
+
+/// One GEMM call of a block-FMA row as the macro-kernels see it.
+struct GemmCall : MacroArgs {
+  const GemmSpec& spec;
+  const ModelRow& row;
   const RangeSink* sink = nullptr;  // steps macro-kernel only; null: the epilogue
 };
 
@@ -69,14 +74,8 @@ void run_steps_macro(const GemmCall& g);
 
 /// A block-scaled GEMM as its macro-kernel sees it: the unit in place of
 /// the row, operands through Operand::lines.
-struct ScaledCall {
+struct ScaledCall : MacroArgs {
   const ScaledSpec& spec;
-  std::size_t m, n, k;
-  const Operand& A;
-  const Operand& B;
-  int threads;
-  const Epilogue& epilogue;
-  const fast::KernelPlan& plan;
 };
 
 /// Block-scaled units: ref::scaled_gemm's bits on the scaled SIMD kernels,

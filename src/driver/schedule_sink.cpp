@@ -99,7 +99,7 @@ void add_range(const GemmSpec& spec, const Block& b, KRange r, std::size_t inter
   fast::FpEnvGuard env;
   const RangeSink sink{P, dst, static_cast<std::ptrdiff_t>(b.nc), F};
   const Operand a = shifted(A, 0, r.k0), bb = shifted(B, r.k0, b.j0);
-  run_steps_macro(GemmCall{s, row, b.m, b.nc, r.len, a, bb, threads, unused, plan, &sink});
+  run_steps_macro(GemmCall{{b.m, b.nc, r.len, a, bb, threads, unused, plan}, s, row, &sink});
 }
 
 template void add_range(const GemmSpec&, const Block&, KRange, std::size_t, const Operand&, const Operand&, float*);
