@@ -28,7 +28,7 @@ int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc) {
-  if (spec.scaled) check_scaled(*spec.scaled, k, A, B, c_storage);
+  if (spec.scaled) check_scaled(spec, k, A, B, c_storage);
   if (m == 0 || n == 0) return;
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
   const fast::PlanOptions options{spec.use_reference, spec.simd_off};

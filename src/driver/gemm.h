@@ -40,14 +40,14 @@ struct ScaledSpec {
 
 struct GemmSpec {
   const ModelRow* row = nullptr;
-  Round input_round = Round::rne;       // storage -> row.in
-  Overflow input_overflow = Overflow::ieee;
+  Round input_round = Round::rne;       // storage -> row.in (block-FMA rows only)
+  Overflow input_overflow = Overflow::ieee;  // (block-FMA rows only)
   bool accumulate_into_c = false;       // MMAEMU_ACC_INTO_C semantics
   int threads = 0;                      // 0: MMA_NUM_THREADS, OMP_NUM_THREADS, all
   std::size_t work_per_thread = 0;      // multiply-adds per thread, 0: kWorkPerThread (tests: 1)
   bool use_reference = false;           // run every step on ref::step (tests)
   bool simd_off = false;                // scalar kernels only (tests)
-  const ScaledSpec* scaled = nullptr;   // a block-scaled GEMM (row unused)
+  const ScaledSpec* scaled = nullptr;   // a block-scaled GEMM: row, input_round and input_overflow refused
 };
 
 /// D (m x n, row-major view with leading dimension ldc, storage c_storage) =
@@ -56,7 +56,8 @@ struct GemmSpec {
 /// C is read only when beta != 0. The one entry of both kinds of unit: a
 /// block-FMA row (spec.row) or a block-scaled unit (spec.scaled, whose
 /// epilogue is docs/block-scaled.md §4.4; throws std::invalid_argument for
-/// a k or element format the unit does not take).
+/// a k or element format the unit does not take, and for a field of spec
+/// the block-scaled path does not read set to other than its default).
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc);

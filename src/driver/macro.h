@@ -81,9 +81,10 @@ struct ScaledCall : MacroArgs {
 /// Block-scaled units: ref::scaled_gemm's bits on the scaled SIMD kernels,
 /// operands read a panel at a time (scaled_gemm.cpp).
 void run_scaled_macro(const ScaledCall& g);
-/// Throws std::invalid_argument for what run_scaled_macro cannot take: k
-/// not a multiple of the scale block, element formats the unit does not
-/// take, operands without lines, C other than fp32.
-void check_scaled(const ScaledSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
+/// Throws std::invalid_argument for what run_scaled_macro cannot take (spec.scaled
+/// set): a GemmSpec field it does not read set (row, input_round,
+/// input_overflow), k not a multiple of the scale block, element formats the
+/// unit does not take, operands without lines, C other than fp32.
+void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
 
 }  // namespace mmaemu::driver

@@ -389,10 +389,22 @@ void run_row_block(Engine& e, bool chain, std::size_t i0b, std::size_t mrows, st
   }
 }
 
+// A GemmSpec field the block-scaled path does not read, set to other than
+// its default: refused rather than ignored.
+void refuse_unread(bool set, const char* field, const char* why) {
+  if (set)
+    throw std::invalid_argument(std::string("a block-scaled GEMM does not read GemmSpec::") + field + " (" + why +
+                                "): leave it at its default");
+}
+
 }  // namespace
 
-void check_scaled(const ScaledSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage) {
-  const ScaledUnit& u = *spec.unit;
+void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage) {
+  refuse_unread(spec.row != nullptr, "row", "the unit, GemmSpec::scaled, takes its place");
+  refuse_unread(spec.input_round != Round::rne, "input_round", "the operands are element codes, not converted");
+  refuse_unread(spec.input_overflow != Overflow::ieee, "input_overflow",
+                "the operands are element codes, not converted");
+  const ScaledUnit& u = *spec.scaled->unit;
   if (u.block && k % static_cast<std::size_t>(u.block))
     throw std::invalid_argument("k = " + std::to_string(k) + " is not a multiple of the scale block " +
                                 std::to_string(u.block));

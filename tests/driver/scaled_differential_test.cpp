@@ -9,6 +9,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <random>
@@ -21,6 +22,7 @@
 #include "driver/scaled_source.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
+#include "models/model.h"
 #include "models/scaled_units.h"
 #include "ref/block_scaled.h"
 
@@ -193,4 +195,41 @@ TEST_CASE("custom-key variants inside the envelopes (bs_frac, bs_e_zero, bs_roun
       }
     }
   }
+}
+
+TEST_CASE("a block-scaled GEMM refuses the GemmSpec fields it does not read, naming each") {
+  // The unit takes element codes as they are (no storage -> input
+  // conversion) and has no block-FMA row: input_round, input_overflow and
+  // row set to anything but their defaults are refused, not ignored.
+  const ScaledUnit& u = scaled_units()[1];  // B200 ST-FDPA, block 32
+  const std::size_t k = 32;
+  const std::vector<uint8_t> codes(k, 0x38), scales(1, 127);
+  const driver::CanonicalLines la(codes.data(), scales.data(), k, 1), lb(codes.data(), scales.data(), k, 1);
+  const driver::ScaledSpec scaled{&u};
+  const ModelRow* row = &*std::find_if(rows().begin(), rows().end(), [](const ModelRow& r) { return r.in == Fmt::e4m3; });
+  auto run = [&](const driver::GemmSpec& spec) {
+    float d = 0;
+    driver::gemm(spec, 1, 1, k, 1.0, {Fmt::e4m3, nullptr, 0, false, &la}, {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0,
+                 Fmt::fp32, &d, 1);
+    return d;
+  };
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  CHECK(run(spec) == 32.0f);  // the defaults run: 32 products of 1 * 1
+  driver::GemmSpec bad = spec;
+  bad.input_round = Round::rz;
+  CHECK_THROWS_WITH_AS(run(bad), doctest::Contains("GemmSpec::input_round"), std::invalid_argument);
+  bad = spec;
+  bad.input_overflow = Overflow::saturate;
+  CHECK_THROWS_WITH_AS(run(bad), doctest::Contains("GemmSpec::input_overflow"), std::invalid_argument);
+  bad = spec;
+  bad.row = row;
+  CHECK_THROWS_WITH_AS(run(bad), doctest::Contains("GemmSpec::row"), std::invalid_argument);
+  // An empty product is refused the same way (the check precedes the quick return).
+  bad = spec;
+  bad.input_round = Round::rna;
+  float d = 0;
+  CHECK_THROWS_AS(driver::gemm(bad, 0, 0, k, 1.0, {Fmt::e4m3, nullptr, 0, false, &la},
+                               {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0, Fmt::fp32, &d, 1),
+                  std::invalid_argument);
 }
