@@ -206,8 +206,9 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     require(trans_ok(ta) && trans_ok(tb), "bad transpose");
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     if (m == 0 || n == 0) return MMAEMU_OK;
-    const size_t M = m, N = n, K = k, bs = u.block ? u.block : 1, KB = u.block ? K / bs : 0;
-    require(!u.block || K % bs == 0, "k = " + std::to_string(k) + " is not a multiple of block_size " + std::to_string(u.block));
+    // k against the block: driver::gemm's check (std::invalid_argument,
+    // MMAEMU_ERR_ARGUMENT), before it reads anything.
+    const size_t M = m, N = n, K = k, KB = u.block ? K / u.block : 0;
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
     const bool packed = desc->fp4_packed != 0;
     check_ld("A", row, at, M, packed ? (K + 1) / 2 : K, lda);

@@ -406,7 +406,7 @@ void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const O
                 "the operands are element codes, not converted");
   const ScaledUnit& u = *spec.scaled->unit;
   if (u.block && k % static_cast<std::size_t>(u.block))
-    throw std::invalid_argument("k = " + std::to_string(k) + " is not a multiple of the scale block " +
+    throw std::invalid_argument("k = " + std::to_string(k) + " is not a multiple of block_size " +
                                 std::to_string(u.block));
   if (!(u.elements & fmt_bit(A.storage)) || !(u.elements & fmt_bit(B.storage)))
     throw std::invalid_argument(std::string(u.instruction) + " does not take " + info(A.storage).name + " x " +

@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -268,4 +269,105 @@ TEST_CASE("quantise, GEMM and dequantise through the C API") {
   REQUIRE(mmaemu_quantize_mx(MMAEMU_E4M3, 32, 64, x.data(), codes.data(), scales.data()) == MMAEMU_OK);
   REQUIRE(mmaemu_dequantize(MMAEMU_E4M3, MMAEMU_UE8M0, 32, 64, codes.data(), scales.data(), 1.0f, back.data()) == MMAEMU_OK);
   for (int i = 0; i < 64; ++i) CHECK(std::fabs(back[i] - x[i]) <= std::fabs(x[i]) / 16 + 1e-30f);
+}
+
+namespace {
+
+// One call of mmaemu_gemm_block_scaled: MXFP8 on B200, 2 x 3 x 64, row
+// major, every operand valid until a case changes it.
+struct GemmCall {
+  const mmaemu_model* model;
+  mmaemu_block_scale_desc d;
+  mmaemu_layout layout = MMAEMU_ROW_MAJOR;
+  mmaemu_transpose ta = MMAEMU_NO_TRANS, tb = MMAEMU_NO_TRANS;
+  int m = 2, n = 3, k = 64, lda = 64, ldsa = 2, ldb = 3, ldsb = 3, ldc = 3;
+  std::vector<uint8_t> a = std::vector<uint8_t>(128, 0x38), sa = std::vector<uint8_t>(4, 127),
+                       b = std::vector<uint8_t>(192, 0x38), sb = std::vector<uint8_t>(6, 127);
+  std::vector<float> c = std::vector<float>(6, 0.0f);
+  const uint8_t *A = a.data(), *SA = sa.data(), *B = b.data(), *SB = sb.data();
+  float* C = c.data();
+
+  explicit GemmCall(const mmaemu_model* mdl) : model(mdl) { mmaemu_block_scale_desc_init(&d); }
+  int run() const {
+    return mmaemu_gemm_block_scaled(model, &d, layout, ta, tb, m, n, k, 1.0f, A, lda, SA, ldsa, B, ldb, SB, ldsb, 0.0f,
+                                    C, ldc);
+  }
+};
+
+struct Refusal {
+  const char* what;
+  std::function<void(GemmCall&)> change;
+  int status;
+  const char* message;  // mmaemu_last_error(), whole
+};
+
+}  // namespace
+
+TEST_CASE("block-scaled GEMM: every refusal's status and whole message") {
+  // One fault per call, each argument check of mmaemu_gemm_block_scaled
+  // and of the driver behind it, with the message the caller reads. A bad
+  // enum value stays within the enum's range (C++ reads no other without
+  // undefined behaviour): none is left for mmaemu_scaled_unit (0..3).
+  Model b200("B200"), h100("H100");
+  const Refusal cases[] = {
+      {"null model", [](GemmCall& g) { g.model = nullptr; }, MMAEMU_ERR_ARGUMENT,
+       "null model or descriptor"},
+      {"element format", [](GemmCall& g) { g.d.a_format = MMAEMU_FP16; }, MMAEMU_ERR_ARGUMENT,
+       "element formats must be E4M3, E5M2, E3M2, E2M3 or E2M1"},
+      {"block size", [](GemmCall& g) { g.d.block_size = 8; }, MMAEMU_ERR_ARGUMENT,
+       "block_size must be 0, 16 or 32"},
+      {"scale format", [](GemmCall& g) { g.d.scale_format = MMAEMU_E4M3; }, MMAEMU_ERR_ARGUMENT,
+       "scale_format must be UE8M0 or UE4M3"},
+      {"fp4_packed", [](GemmCall& g) { g.d.fp4_packed = 1; }, MMAEMU_ERR_ARGUMENT,
+       "fp4_packed needs E2M1 operands"},
+      {"accumulate", [](GemmCall& g) { g.d.accumulate = static_cast<mmaemu_accumulate>(3); }, MMAEMU_ERR_ARGUMENT,
+       "unknown accumulate mode (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)"},
+      {"no unit on the model", [&](GemmCall& g) { g.model = h100.m; }, MMAEMU_ERR_UNSUPPORTED,
+       "model H100 has no block-scaled or fp4/fp6 unit (models that have: B200, B200-RN, RTXPRO6000)"},
+      {"no unit for the formats", [](GemmCall& g) { g.d.scale_format = MMAEMU_UE4M3; }, MMAEMU_ERR_UNSUPPORTED,
+       "model B200 has no ST-FDPA unit for e4m3 x e4m3 with ue4m3 scales per 32 (its units: "
+       "tcgen05.mma.kind::f8f6f4, tcgen05.mma.kind::mxf8f6f4.block32.ue8m0, tcgen05.mma.kind::mxf4.block32.ue8m0, "
+       "tcgen05.mma.kind::mxf4nvf4.block32.ue8m0, tcgen05.mma.kind::mxf4nvf4.block16.ue8m0, "
+       "tcgen05.mma.kind::mxf4nvf4.block16.ue4m3)"},
+      {"layout", [](GemmCall& g) { g.layout = static_cast<mmaemu_layout>(3); }, MMAEMU_ERR_ARGUMENT,
+       "layout must be row or column major"},
+      {"transpose", [](GemmCall& g) { g.tb = static_cast<mmaemu_transpose>(5); }, MMAEMU_ERR_ARGUMENT,
+       "bad transpose"},
+      {"negative k", [](GemmCall& g) { g.k = -1; }, MMAEMU_ERR_ARGUMENT,
+       "negative m, n or k"},
+      {"k not a multiple of the block", [](GemmCall& g) { g.k = 48; }, MMAEMU_ERR_ARGUMENT,
+       "k = 48 is not a multiple of block_size 32"},
+      {"k below the block", [](GemmCall& g) { g.k = 16; }, MMAEMU_ERR_ARGUMENT,
+       "k = 16 is not a multiple of block_size 32"},
+      {"lda", [](GemmCall& g) { g.lda = 63; }, MMAEMU_ERR_ARGUMENT,
+       "A leading dimension 63 < 64"},
+      {"ldb", [](GemmCall& g) { g.ldb = 2; }, MMAEMU_ERR_ARGUMENT,
+       "B leading dimension 2 < 3"},
+      {"ldc", [](GemmCall& g) { g.ldc = 2; }, MMAEMU_ERR_ARGUMENT,
+       "C leading dimension 2 < 3"},
+      {"null A", [](GemmCall& g) { g.A = nullptr; }, MMAEMU_ERR_ARGUMENT,
+       "null A or B"},
+      {"null C", [](GemmCall& g) { g.C = nullptr; }, MMAEMU_ERR_ARGUMENT,
+       "null C"},
+      {"null SB", [](GemmCall& g) { g.SB = nullptr; }, MMAEMU_ERR_ARGUMENT,
+       "null SA or SB"},
+      {"ldsa", [](GemmCall& g) { g.ldsa = 1; }, MMAEMU_ERR_ARGUMENT,
+       "SA leading dimension 1 < 2"},
+      {"ldsb", [](GemmCall& g) { g.ldsb = 2; }, MMAEMU_ERR_ARGUMENT,
+       "SB leading dimension 2 < 3"},
+      {"a code of another format", [](GemmCall& g) { g.d.b_format = MMAEMU_E2M3, g.b[70] = 0x40; }, MMAEMU_ERR_ARGUMENT,
+       "B(23, 1) = 64 is not a e2m3 code"},
+  };
+  GemmCall ok(b200.m);
+  REQUIRE_MESSAGE(ok.run() == MMAEMU_OK, mmaemu_last_error());
+  CHECK(ok.c[0] == 64.0f);
+  for (const Refusal& r : cases) {
+    GemmCall g(b200.m);
+    r.change(g);
+    const int status = g.run();
+    const std::string got = mmaemu_last_error();
+    CHECK_MESSAGE(status == r.status, r.what << ": status " << status << ", " << got);
+    CHECK_MESSAGE(got == r.message, r.what << ":\n  got  '" << got << "'\n  want '" << r.message << "'");
+    CHECK_MESSAGE(g.c == std::vector<float>(6, 0.0f), r.what << ": C was written");
+  }
 }

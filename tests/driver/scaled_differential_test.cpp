@@ -233,3 +233,19 @@ TEST_CASE("a block-scaled GEMM refuses the GemmSpec fields it does not read, nam
                                {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0, Fmt::fp32, &d, 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("k not a multiple of the block: the one check, with the message the C API's caller reads") {
+  // mmaemu_gemm_block_scaled leaves this check to driver::gemm; its message
+  // is the C API's (tests/api/block_scaled_api_test.cpp).
+  const ScaledUnit& u = scaled_units()[1];  // B200 ST-FDPA, block 32
+  const std::vector<uint8_t> codes(48, 0x38), scales(2, 127);
+  const driver::CanonicalLines la(codes.data(), scales.data(), 48, 1), lb(codes.data(), scales.data(), 48, 1);
+  const driver::ScaledSpec scaled{&u};
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  float d = 0;
+  CHECK_THROWS_WITH_AS(driver::gemm(spec, 1, 1, 48, 1.0, {Fmt::e4m3, nullptr, 0, false, &la},
+                                    {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0, Fmt::fp32, &d, 1),
+                       "k = 48 is not a multiple of block_size 32", std::invalid_argument);
+  CHECK(d == 0.0f);
+}
