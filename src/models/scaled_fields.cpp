@@ -145,7 +145,13 @@ std::vector<ScaledUnit> apply(std::span<const ScaledUnit> units, const std::vect
     for (const ScaledUnit& u : out) why[why_unread(*o.field, u)];
     field_kit::refuse(o.field->key, o.value, "no block-scaled unit of " + model, why);
   }
-  for (const ScaledUnit& u : out) check_unit(u);
+  // hw_checked: MMA-Sim compared the base's unit with hardware, so a unit
+  // keeps it only while every field is still the base's (a key set to the
+  // base's own value changes nothing); B200-RN's units are 0 by the same rule.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    check_unit(out[i]);
+    if (field_kit::dump<Units>(out[i]) != field_kit::dump<Units>(units[i])) out[i].hw_checked = false;
+  }
   return out;
 }
 

@@ -57,7 +57,8 @@ struct Override {
 
 /// The units of `model` with the overrides applied: each key to every unit
 /// that reads it; a key no unit reads is refused (the error says why, per
-/// algorithm), as is a unit the result breaks a rule of.
+/// algorithm), as is a unit the result breaks a rule of. A unit any key
+/// changed has hw_checked = false.
 std::vector<ScaledUnit> apply(std::span<const ScaledUnit> units, const std::vector<Override>& ovs,
                               const std::string& model);
 

@@ -19,6 +19,7 @@
 
 #include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
+#include "models/model.h"
 #include "models/scaled_fields.h"
 
 namespace {
@@ -207,4 +208,27 @@ TEST_CASE("docs/block-scaled.md's key list is the field table's") {
   REQUIRE(b != std::string::npos);
   REQUIRE(e != std::string::npos);
   CHECK(doc.substr(b + begin.size(), e - b - begin.size()) == mmaemu::scaled_fields::describe_keys(true));
+}
+
+TEST_CASE("hw_checked: a unit a custom: key changes reports 0, as B200-RN's; one left as the base's keeps it") {
+  // What mmaemu models prints (scaled_fields::read_params) for each unit.
+  auto checked = [](const char* model) {
+    std::string flags;
+    for (const mmaemu::ScaledUnit& u : mmaemu::lookup_model(model).scaled) {
+      const std::string params = mmaemu::scaled_fields::read_params(u);
+      const bool one = params.find(" hw_checked=1") != std::string::npos;
+      const bool zero = params.find(" hw_checked=0") != std::string::npos;
+      REQUIRE_MESSAGE(one != zero, params);
+      flags += one ? '1' : '0';
+    }
+    return flags;
+  };
+  // B200's units: T-FDPA, ST-FDPA, then four GST-FDPA.
+  CHECK(checked("B200") == "111111");
+  CHECK(checked("B200-RN") == "000000");
+  CHECK(checked("custom:base=B200,bs_round=rne") == "000000");
+  CHECK(checked("custom:base=B200,bs_round=rz") == "111111");             // the base's own value
+  CHECK(checked("custom:base=B200,round=rne") == "111111");               // block-FMA rows only
+  CHECK(checked("custom:base=B200,bs_subnormals=normalize") == "001111");  // GST reads no bs_subnormals
+  CHECK(checked("custom:base=B200,bs_frac=25") == "110000");               // T and ST have 25, GST 35
 }
