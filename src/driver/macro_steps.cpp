@@ -105,7 +105,13 @@ bool row_finite(const StepsChunk& ch, const Panel& a, std::size_t v) {
   return std::all_of(flags, flags + ch.steps, [](uint8_t f) { return f == 0; });
 }
 
-// A's vectors v and v + 1, both without NaN/Inf inputs (row_finite),
+// Rows per kernel call from A's vector v on, of mc: 2 where v and v + 1
+// both exist and have no NaN/Inf input in the chunk, else 1.
+std::size_t rows_at(const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t mc) {
+  return v + 1 < mc && row_finite(ch, a, v) && row_finite(ch, a, v + 1) ? 2 : 1;
+}
+
+// A's vectors v and v + 1, both without NaN/Inf inputs (rows_at),
 // against B's lane group gg over the chunk's steps [s0, s1): two chains per
 // kernel call. A step with NaN/Inf inputs in B (shared by the rows) runs
 // row by row, as simd_lanes runs it. acc: row v's 16 lanes, then row v + 1's.
@@ -189,7 +195,8 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
 
 // steps_task under a promotion sink (macro.h, RangeSink): per piece of the
 // chunk, the chains from +0 (or carried from the previous chunk) and, where
-// the piece ends, its results added into the sink.
+// the piece ends, its results added into the sink; on the SIMD kernel two
+// rows per call, as steps_task.
 void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std::size_t k0, const Panel& a,
                std::size_t i0, std::size_t mc, std::size_t g0, std::size_t g1, uint32_t* acc32, uint64_t* acc64) {
   const RangeSink& sk = *g.sink;
@@ -210,17 +217,23 @@ void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std
     return;
   }
   for (std::size_t gg = g0; gg < g1; ++gg)
-    for (std::size_t v = 0; v < mc; ++v) {
-      HWY_ALIGN_MAX uint32_t acc[L] = {};
-      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
+    for (std::size_t v = 0; v < mc;) {
+      HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
+      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
       const std::size_t at = (i0 + v) * nc + w0;  // in acc32, only for pieces that span chunks
       for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
-        if (sg.start) std::fill(acc, acc + L, static_cast<uint32_t>(zero));
-        else std::memcpy(acc, acc32 + at, lanes * sizeof(uint32_t));  // the piece began in an earlier chunk
-        simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
-        if (sg.end) sink_add(sk, g.row, i0 + v, p.j0 + w0, lanes, acc);
-        else std::memcpy(acc32 + at, acc, lanes * sizeof(uint32_t));
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (sg.start) std::fill(acc + r * L, acc + (r + 1) * L, static_cast<uint32_t>(zero));
+          else std::memcpy(acc + r * L, acc32 + at + r * nc, lanes * sizeof(uint32_t));  // began in an earlier chunk
+        }
+        if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        else simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (sg.end) sink_add(sk, g.row, i0 + v + r, p.j0 + w0, lanes, acc + r * L);
+          else std::memcpy(acc32 + at + r * nc, acc + r * L, lanes * sizeof(uint32_t));
+        }
       });
+      v += rows;
     }
 }
 
@@ -257,8 +270,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
       for (std::size_t v = 0; v < mc;) {
         // Lanes past nc compute copies of lane 0 (replicate_lane0), unused.
         HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
-        const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
-        const std::size_t rows = v + 1 < mc && row_finite(ch, a, v) && row_finite(ch, a, v + 1) ? 2 : 1;
+        const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
         for (std::size_t r = 0; r < rows; ++r)
           std::memcpy(acc + r * L, acc32 + (i0 + v + r) * nc + w0, lanes * sizeof(uint32_t));
         if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
