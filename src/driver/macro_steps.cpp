@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The steps macro-kernel: every row that is neither an FMA-chain tile nor
 // CDNA1-exact. Per output element the chain runs step after step, each
-// step on the SIMD kernel (16 columns at a time), the scalar kernel or the
-// reference; steps with NaN/Inf inputs go to the reference (the
-// special-value fallback, docs/kernels.md).
+// step on the SIMD kernel (16 columns at a time, two rows of A per call
+// where neither has NaN/Inf inputs), the scalar kernel or the reference;
+// steps with NaN/Inf inputs go to the reference (the special-value
+// fallback, docs/kernels.md).
 //
 // Blocking: N panels of NC columns; along k, chunks of KC (a multiple of
 // the step, so the chain's steps are the same whatever the blocking), each
@@ -54,21 +55,24 @@ void scalar_step(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::s
   }
 }
 
-// Steps [s0, s1) of A's vector v against B's lane group gg on the plan's
+// Steps [s0, s1) of A's vectors v .. v + rows - 1 (rows: 1 or 2, the
+// kernel interleaves their chains) against B's lane group gg on the plan's
 // step kernel (one prototype, no switch); a step it hands back (CDNA3:
-// products that may reach 2^128) runs on the scalar kernel. acc: the 16
-// accumulators.
-void simd_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
+// products that may reach 2^128) runs on the scalar kernel, for every row.
+// acc: the 16 accumulators of each row, row after row.
+void simd_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t rows, std::size_t gg,
               std::size_t s0, std::size_t s1, uint32_t* acc) {
   const Panel& b = ch.b;
   const int last = static_cast<int>(std::min(ch.step, ch.kc - (s1 - 1) * ch.step));
   for (std::size_t s = s0; s < s1;) {
-    const std::size_t l = s * ch.step, at = (gg * ch.kp + l) * L;
+    const std::size_t l = s * ch.step, at = (gg * ch.kp + l) * L, ai = v * ch.kp + l;
     const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(ch.step), last};
-    const fast::RowPanel ar{a.fval.data() + (v * ch.kp + l), a.fsig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l)};
+    const fast::RowPanel ar{a.fval.data() + ai, a.fsig.data() + ai, a.exp.data() + ai, static_cast<int>(rows), ch.kp};
     const fast::LanePanel br{b.lane_val.data() + at, b.lane_sig.data() + at, b.lane_exp.data() + at};
     s += static_cast<std::size_t>(g.plan.kernel(g.plan.simd_params, run, ar, br, acc));
-    if (s < s1) scalar_step(g, ch, a, v, gg, s++, acc);
+    if (s >= s1) break;
+    for (std::size_t r = 0; r < rows; ++r) scalar_step(g, ch, a, v + r, gg, s, acc + r * L);
+    ++s;
   }
 }
 
@@ -88,11 +92,41 @@ void simd_lanes(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
           if (a.special[v * ch.steps + s] || b.special[(gg * L + q) * ch.steps + s]) m |= 1u << q;
         return m;
       },
-      [&](std::size_t s, std::size_t e) { simd_run(g, ch, a, v, gg, s, e, acc); },
+      [&](std::size_t s, std::size_t e) { simd_run(g, ch, a, v, 1, gg, s, e, acc); },
       [&](std::size_t q, std::size_t s, uint32_t before) {
         const std::size_t l = s * ch.step, len = std::min(ch.step, ch.kc - l), w = gg * L + q;
         return static_cast<uint32_t>(ref::step(g.row, len, ab + l, b.bits.data() + (w * ch.kp + l), before));
       });
+}
+
+// Whether A's vector v has no NaN/Inf input in the chunk.
+bool row_finite(const StepsChunk& ch, const Panel& a, std::size_t v) {
+  const uint8_t* flags = a.special.data() + v * ch.steps;
+  return std::all_of(flags, flags + ch.steps, [](uint8_t f) { return f == 0; });
+}
+
+// Rows per kernel call from A's vector v on, of mc: 2 where v and v + 1
+// both exist and have no NaN/Inf input in the chunk, else 1.
+std::size_t rows_at(const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t mc) {
+  return v + 1 < mc && row_finite(ch, a, v) && row_finite(ch, a, v + 1) ? 2 : 1;
+}
+
+// A's vectors v and v + 1, both without NaN/Inf inputs (rows_at),
+// against B's lane group gg over the chunk's steps [s0, s1): two chains per
+// kernel call. A step with NaN/Inf inputs in B (shared by the rows) runs
+// row by row, as simd_lanes runs it. acc: row v's 16 lanes, then row v + 1's.
+void simd_pair(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
+               std::size_t lanes, uint32_t* acc, std::size_t s0, std::size_t s1) {
+  const uint8_t* flagged = ch.b.group_special.data() + gg * ch.steps;
+  for (std::size_t s = s0; s < s1;) {
+    std::size_t e = s;
+    while (e < s1 && !flagged[e]) ++e;
+    if (e > s) simd_run(g, ch, a, v, 2, gg, s, e, acc);
+    if (e == s1) break;
+    simd_lanes(g, ch, a, v, gg, lanes, acc, e, e + 1);
+    simd_lanes(g, ch, a, v + 1, gg, lanes, acc + L, e, e + 1);
+    s = e + 1;
+  }
 }
 
 // A's vector v against columns [w0, w1) over the chunk's steps [s0, s1),
@@ -161,7 +195,8 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
 
 // steps_task under a promotion sink (macro.h, RangeSink): per piece of the
 // chunk, the chains from +0 (or carried from the previous chunk) and, where
-// the piece ends, its results added into the sink.
+// the piece ends, its results added into the sink; on the SIMD kernel two
+// rows per call, as steps_task.
 void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std::size_t k0, const Panel& a,
                std::size_t i0, std::size_t mc, std::size_t g0, std::size_t g1, uint32_t* acc32, uint64_t* acc64) {
   const RangeSink& sk = *g.sink;
@@ -182,17 +217,23 @@ void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std
     return;
   }
   for (std::size_t gg = g0; gg < g1; ++gg)
-    for (std::size_t v = 0; v < mc; ++v) {
-      HWY_ALIGN_MAX uint32_t acc[L] = {};
-      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
+    for (std::size_t v = 0; v < mc;) {
+      HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
+      const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
       const std::size_t at = (i0 + v) * nc + w0;  // in acc32, only for pieces that span chunks
       for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
-        if (sg.start) std::fill(acc, acc + L, static_cast<uint32_t>(zero));
-        else std::memcpy(acc, acc32 + at, lanes * sizeof(uint32_t));  // the piece began in an earlier chunk
-        simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
-        if (sg.end) sink_add(sk, g.row, i0 + v, p.j0 + w0, lanes, acc);
-        else std::memcpy(acc32 + at, acc, lanes * sizeof(uint32_t));
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (sg.start) std::fill(acc + r * L, acc + (r + 1) * L, static_cast<uint32_t>(zero));
+          else std::memcpy(acc + r * L, acc32 + at + r * nc, lanes * sizeof(uint32_t));  // began in an earlier chunk
+        }
+        if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        else simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (sg.end) sink_add(sk, g.row, i0 + v + r, p.j0 + w0, lanes, acc + r * L);
+          else std::memcpy(acc32 + at + r * nc, acc + r * L, lanes * sizeof(uint32_t));
+        }
       });
+      v += rows;
     }
 }
 
@@ -223,16 +264,20 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
       scalar_row(g, ch, a, v, w_lo, w_hi, g.plan.fp64 ? nullptr : acc32 + (i0 + v) * nc,
                  g.plan.fp64 ? acc64 + (i0 + v) * nc : nullptr, 0, ch.steps);
   } else {
-    // Groups outer, so that a group's B panel stays in cache for the rows.
+    // Groups outer, so that a group's B panel stays in cache for the rows;
+    // two rows per kernel call where neither has NaN/Inf inputs.
     for (std::size_t gg = g0; gg < g1; ++gg)
-      for (std::size_t v = 0; v < mc; ++v) {
+      for (std::size_t v = 0; v < mc;) {
         // Lanes past nc compute copies of lane 0 (replicate_lane0), unused.
-        HWY_ALIGN_MAX uint32_t acc[L] = {};
-        const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0);
-        uint32_t* row_acc = acc32 + (i0 + v) * nc + w0;
-        std::memcpy(acc, row_acc, lanes * sizeof(uint32_t));
-        simd_lanes(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
-        std::memcpy(row_acc, acc, lanes * sizeof(uint32_t));
+        HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
+        const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
+        for (std::size_t r = 0; r < rows; ++r)
+          std::memcpy(acc + r * L, acc32 + (i0 + v + r) * nc + w0, lanes * sizeof(uint32_t));
+        if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
+        else simd_lanes(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
+        for (std::size_t r = 0; r < rows; ++r)
+          std::memcpy(acc32 + (i0 + v + r) * nc + w0, acc + r * L, lanes * sizeof(uint32_t));
+        v += rows;
       }
   }
   if (p.last)

@@ -12,7 +12,9 @@
 //   d    = round_fp32(S * 2^(E - F))
 //
 // A run of blocks is done one vector of lanes at a time, the accumulators
-// in a register from block to block, each block on one of two paths:
+// in a register from block to block; with two A rows in the call
+// (RowPanel::rows) both rows' chains at once, their blocks of a step back
+// to back. Each block of a row goes on one of two paths:
 //
 // Fast path (FastBlock): every lane of the vector has E in a window where
 // everything is exact in float (F - 125 <= E <= min(100, F + 96)) and the
@@ -57,6 +59,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "formats/fast_round.h"
@@ -380,37 +384,67 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   return true;
 }
 
-// Blocks on the fast path where they can be, c in registers throughout.
+// One block of one row on one vector of lanes (B at lane offset v): the
+// fast path, else the general kernel; c in a register.
 template <int kLen, bool kOut16>
+HWY_INLINE void AnyBlock(const SimdParams& p, const FastConsts& q, int len, const float* av, const float* af,
+                         const int32_t* ae, const float* bv, const float* bf, const int32_t* be, std::size_t v,
+                         VI32& c) {
+  const bool done = kLen > 0 && len == kLen ? FastBlock<kLen, kOut16>(p, q, len, av, ae, bv + v, be + v, c)
+                                             : FastBlock<0, kOut16>(p, q, len, av, ae, bv + v, be + v, c);
+  if (done) return;
+  const DI32 di;
+  HWY_ALIGN uint32_t cl[kSimdLanes];
+  hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
+  SlowBlock(p, len, av, af, ae, bv, bf, be, v, cl);
+  c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+}
+
+// Blocks on the fast path where they can be, c in registers throughout,
+// for kRows A rows against the same lanes (row r's A at r*as, its
+// accumulators at acc + 16*r). The rows' chains are independent: a step's
+// blocks of both rows are done back to back, both c in registers, so the
+// CPU overlaps one chain's latency with the other's work; a block that
+// leaves the fast path does so for its own row only.
+template <int kLen, bool kOut16, int kRows>
 HWY_NOINLINE void FastRun(const SimdParams& p, const FastConsts& q, int steps, int step, int last_len, const float* av,
-                          const float* af, const int32_t* ae, const float* bv, const float* bf, const int32_t* be,
-                          uint32_t* acc) {
+                          const float* af, const int32_t* ae, std::size_t as, const float* bv, const float* bf,
+                          const int32_t* be, uint32_t* acc) {
   const DI32 di;
   const std::size_t N = hn::Lanes(di);
+  int32_t* io = reinterpret_cast<int32_t*>(acc);
   for (std::size_t v = 0; v < kSimdLanes; v += N) {
-    auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+    auto c0 = hn::LoadU(di, io + v);
+    auto c1 = kRows > 1 ? hn::LoadU(di, io + kSimdLanes + v) : c0;
     for (int s = 0; s < steps; ++s) {
       const int len = s + 1 == steps ? last_len : step;
       const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
-      const bool done = kLen > 0 && len == kLen
-                            ? FastBlock<kLen, kOut16>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c)
-                            : FastBlock<0, kOut16>(p, q, len, av + a, ae + a, bv + b + v, be + b + v, c);
-      if (!done) {
-        HWY_ALIGN uint32_t cl[kSimdLanes];
-        hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
-        SlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, cl);
-        c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+      AnyBlock<kLen, kOut16>(p, q, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, c0);
+      if constexpr (kRows > 1) {
+        const std::size_t a1 = as + a;
+        AnyBlock<kLen, kOut16>(p, q, len, av + a1, af + a1, ae + a1, bv + b, bf + b, be + b, v, c1);
       }
     }
-    hn::StoreU(c, di, reinterpret_cast<int32_t*>(acc) + v);
+    hn::StoreU(c0, di, io + v);
+    if constexpr (kRows > 1) hn::StoreU(c1, di, io + kSimdLanes + v);
   }
 }
 
-// `steps` consecutive blocks of `step` elements (the last one `last_len`);
-// acc as fp32 bits (fp16 results: of the fp16 values).
+template <int kLen, bool kOut16>
+HWY_INLINE void FastRows(const SimdParams& p, const FastConsts& q, int steps, int step, int last_len, const float* av,
+                         const float* af, const int32_t* ae, int rows, std::size_t as, const float* bv,
+                         const float* bf, const int32_t* be, uint32_t* acc) {
+  if (rows == 2) return FastRun<kLen, kOut16, 2>(p, q, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+  FastRun<kLen, kOut16, 1>(p, q, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+}
+
+// `steps` consecutive blocks of `step` elements (the last one `last_len`)
+// for `rows` A rows (row r at r*as); acc as fp32 bits (fp16 results: of the
+// fp16 values), row r's at acc + 16*r.
 template <bool kOut16>
 void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                  const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+                const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
+                uint32_t* acc) {
   // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
   // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
   const int64_t bound = (int64_t{step} << (p.F + 2)) + (int64_t{1} << (p.F + 1));
@@ -426,33 +460,37 @@ void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const fl
     q.check = bound > kSumLimit;
     q.mask = p.rz && p.frac_mask != -1;
     switch (step) {
-      case 4: return FastRun<4, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      case 8: return FastRun<8, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      case 16: return FastRun<16, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      default: return FastRun<0, kOut16>(p, q, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 4: return FastRows<4, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      case 8: return FastRows<8, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      case 16: return FastRows<16, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      default: return FastRows<0, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
     }
   }
   // Block sums that may pass 3 * 2^30 (32-element blocks with F = 25, and
-  // F = 26), and RD/RU: the general path throughout.
+  // F = 26), and RD/RU: the general path throughout, row after row.
   const std::size_t N = hn::Lanes(DI32());
-  for (std::size_t v = 0; v < kSimdLanes; v += N)
-    RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
-      SlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, acc + v);
-      return true;
-    });
+  for (int r = 0; r < rows; ++r) {
+    const std::size_t o = static_cast<std::size_t>(r) * as;
+    for (std::size_t v = 0; v < kSimdLanes; v += N)
+      RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
+        SlowBlock(p, len, av + o + a, af + o + a, ae + o + a, bv + b, bf + b, be + b, v, acc + r * kSimdLanes + v);
+        return true;
+      });
+  }
 }
 
 void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                  const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
-  if (!p.out16) return AlignedRun<false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+                  const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
+                  uint32_t* acc) {
+  if (!p.out16) return AlignedRun<false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
   const DI32 di;
-  const std::size_t N = hn::Lanes(di);
-  HWY_ALIGN uint32_t c32[kSimdLanes];
+  const std::size_t N = hn::Lanes(di), lanes = static_cast<std::size_t>(rows) * kSimdLanes;
+  HWY_ALIGN uint32_t c32[kMaxRows * kSimdLanes];
   int32_t* io = reinterpret_cast<int32_t*>(acc);
-  for (std::size_t v = 0; v < kSimdLanes; v += N)
+  for (std::size_t v = 0; v < lanes; v += N)
     hn::Store(SingleOfHalf(hn::LoadU(di, io + v)), di, reinterpret_cast<int32_t*>(c32) + v);
-  AlignedRun<true>(p, steps, step, last_len, av, af, ae, bv, bf, be, c32);
-  for (std::size_t v = 0; v < kSimdLanes; v += N)
+  AlignedRun<true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, c32);
+  for (std::size_t v = 0; v < lanes; v += N)
     hn::StoreU(HalfOfSingle(hn::Load(di, reinterpret_cast<const int32_t*>(c32) + v), p.nan16), di, io + v);
 }
 
@@ -467,9 +505,16 @@ namespace fast {
 
 HWY_EXPORT(AlignedRun16);
 
+void check_rows(const RowPanel& a) {
+  if (a.rows < 1 || a.rows > kMaxRows)
+    throw std::invalid_argument("step kernel: " + std::to_string(a.rows) + " A rows in one call (1 to " +
+                                std::to_string(kMaxRows) + ")");
+}
+
 int simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, b.val, b.sig, b.exp,
-                                     acc);
+  check_rows(a);
+  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, a.rows, a.stride,
+                                     b.val, b.sig, b.exp, acc);
   return run.steps;
 }
 
@@ -495,25 +540,28 @@ uint32_t add_fp16_rne(uint32_t x, uint32_t y, uint32_t nan16) {
   return round_fp16(S < 0, static_cast<uint64_t>(S < 0 ? -S : S), -24, Round::rne);
 }
 
-// One instruction of k = step from the panels' first element.
+// One instruction of k = step from the panels' first element, for a.rows
+// rows (the aligned kernel runs the rows' sub-blocks together).
 void interleaved_instruction(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
   const int half = step / 2;
-  HWY_ALIGN_MAX uint32_t t[kSimdLanes] = {};
-  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, b.val, b.sig, b.exp, t);
+  HWY_ALIGN_MAX uint32_t t[kMaxRows * kSimdLanes] = {};
+  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, a.rows, a.stride, b.val, b.sig, b.exp, t);
+  const std::size_t lanes = static_cast<std::size_t>(a.rows) * kSimdLanes;
   if (p.out16) {
-    for (std::size_t q = 0; q < kSimdLanes; ++q) acc[q] = add_fp16_rne(acc[q], t[q], static_cast<uint32_t>(p.nan16));
+    for (std::size_t q = 0; q < lanes; ++q) acc[q] = add_fp16_rne(acc[q], t[q], static_cast<uint32_t>(p.nan16));
     return;
   }
-  for (std::size_t q = 0; q < kSimdLanes; ++q)
+  for (std::size_t q = 0; q < lanes; ++q)
     acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
 }
 
 }  // namespace
 
 int simd_interleaved_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  check_rows(a);
   for (int s = 0; s < run.steps; ++s) {
     const std::size_t l = static_cast<std::size_t>(s) * static_cast<std::size_t>(run.step);
-    interleaved_instruction(p, run.step, {a.val + l, a.sig + l, a.exp + l},
+    interleaved_instruction(p, run.step, {a.val + l, a.sig + l, a.exp + l, a.rows, a.stride},
                             {b.val + l * kSimdLanes, b.sig + l * kSimdLanes, b.exp + l * kSimdLanes}, acc);
   }
   return run.steps;

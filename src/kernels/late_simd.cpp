@@ -4,11 +4,12 @@
 // round-down of PA Algorithm 1 (docs/models.md §2.6), RNE to fp32. 16 lanes.
 //
 // A run of blocks is done one vector of lanes at a time, c in a register
-// from block to block (LateFastRun); each block takes the fast path
-// (LateFastBlock: unrolled int32 terms with raw cvttps2dq, int32 finish
-// where the products dominate, a short exact double finish where c does)
-// unless a lane is outside its window, and then the general kernel below
-// (LateSlowBlock), which also returns blocks to the caller's scalar kernel.
+// from block to block (LateFastRun; two A rows: both chains at once); each
+// block takes the fast path (LateFastBlock: unrolled int32 terms with raw
+// cvttps2dq, int32 finish where the products dominate, a short exact double
+// finish where c does) unless a lane is outside its window, and then the
+// general kernel below (LateSlowBlock), which also returns blocks to the
+// caller's scalar kernel.
 //
 // The general kernel's stage 2 works in double: every quantity is an integer below 2^40 times a
 // power of two, so sums, scalings by powers of two and floor() are exact.
@@ -264,37 +265,61 @@ HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, con
   return true;
 }
 
-// Blocks on the fast path where they can be, c in registers throughout (one
-// vector of lanes at a time). Returns the number of blocks done, as
-// LateRun16.
+// One block of one row on one vector of lanes (B at lane offset v): the
+// fast path, else the general kernel. Returns false, c untouched, where the
+// general kernel hands the block back.
 template <int kLen, bool kOddEven>
+HWY_INLINE bool LateAnyBlock(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
+                             const float* bv, const float* bf, const int32_t* be, std::size_t v, VI32& c) {
+  const bool done = kLen > 0 && len == kLen ? LateFastBlock<kLen, kOddEven>(p, len, av, ae, bv + v, be + v, c)
+                                             : LateFastBlock<0, kOddEven>(p, len, av, ae, bv + v, be + v, c);
+  if (done) return true;
+  const DI32 di;
+  HWY_ALIGN uint32_t cl[kSimdLanes];
+  hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
+  if (!LateSlowBlock(p, len, av, af, ae, bv, bf, be, v, cl)) return false;
+  c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+  return true;
+}
+
+// Blocks on the fast path where they can be, c in registers throughout (one
+// vector of lanes at a time), for kRows A rows against the same lanes (row
+// r's A at r*as, its accumulators at acc + 16*r): a step's blocks of both
+// rows back to back, both c in registers, so that the CPU overlaps the two
+// independent chains. A block handed back in either row stops both rows
+// before it. Returns the number of blocks done, as LateRun16.
+template <int kLen, bool kOddEven, int kRows>
 HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                         const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+                             const int32_t* ae, std::size_t as, const float* bv, const float* bf, const int32_t* be,
+                             uint32_t* acc) {
   const DI32 di;
   const std::size_t N = hn::Lanes(di);
-  HWY_ALIGN uint32_t orig[kSimdLanes];
+  int32_t* io = reinterpret_cast<int32_t*>(acc);
+  HWY_ALIGN uint32_t orig[kRows * kSimdLanes];
   std::memcpy(orig, acc, sizeof orig);
   int limit = steps;
   for (;;) {
     int stop = limit;
     bool behind = false;  // an earlier vector ran past `stop`
     for (std::size_t v = 0; v < kSimdLanes; v += N) {
-      auto c = hn::LoadU(di, reinterpret_cast<const int32_t*>(acc) + v);
+      auto c0 = hn::LoadU(di, io + v);
+      auto c1 = kRows > 1 ? hn::LoadU(di, io + kSimdLanes + v) : c0;
       int s = 0;
       for (; s < limit; ++s) {
         const int len = s + 1 == steps ? last_len : step;
         const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
-        const bool done = kLen > 0 && len == kLen
-                              ? LateFastBlock<kLen, kOddEven>(p, len, av + a, ae + a, bv + b + v, be + b + v, c)
-                              : LateFastBlock<0, kOddEven>(p, len, av + a, ae + a, bv + b + v, be + b + v, c);
-        if (!done) {
-          HWY_ALIGN uint32_t cl[kSimdLanes];
-          hn::Store(c, di, reinterpret_cast<int32_t*>(cl));
-          if (!LateSlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, cl)) break;
-          c = hn::Load(di, reinterpret_cast<const int32_t*>(cl));
+        const auto before0 = c0;
+        if (!LateAnyBlock<kLen, kOddEven>(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, c0)) break;
+        if constexpr (kRows > 1) {
+          const std::size_t a1 = as + a;
+          if (!LateAnyBlock<kLen, kOddEven>(p, len, av + a1, af + a1, ae + a1, bv + b, bf + b, be + b, v, c1)) {
+            c0 = before0;  // row 0 stops before the block too
+            break;
+          }
         }
       }
-      hn::StoreU(c, di, reinterpret_cast<int32_t*>(acc) + v);
+      hn::StoreU(c0, di, io + v);
+      if constexpr (kRows > 1) hn::StoreU(c1, di, io + kSimdLanes + v);
       if (s < stop) {
         behind = behind || v > 0;
         stop = s;
@@ -310,35 +335,51 @@ HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_
   }
 }
 
+template <int kLen, bool kOddEven>
+HWY_INLINE int LateFastRows(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                            const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf,
+                            const int32_t* be, uint32_t* acc) {
+  if (rows == 2) return LateFastRun<kLen, kOddEven, 2>(p, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+  return LateFastRun<kLen, kOddEven, 1>(p, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+}
+
 #endif  // HWY_TARGET != HWY_SCALAR
 
-// Runs up to `steps` blocks; returns how many were done (fewer when a block
-// needs the scalar kernel: acc then holds the state before that block).
+// Runs up to `steps` blocks for `rows` A rows (row r at r*as, its
+// accumulators at acc + 16*r); returns how many were done for every row
+// (fewer when a block of some row needs the scalar kernel: every row's acc
+// then holds the state before that block).
 int LateRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-              const int32_t* ae, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+              const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
+              uint32_t* acc) {
 #if HWY_TARGET != HWY_SCALAR
   // |S| < step * 2^26 + 2^25 (each term < 2^26, the c term <= 2^25) in int32.
   if ((int64_t{step} << 26) + (int64_t{1} << 25) < (int64_t{1} << 31)) {
     if (p.odd_even) {
-      if (step == 16) return LateFastRun<16, true>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      return LateFastRun<0, true>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      if (step == 16) return LateFastRows<16, true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      return LateFastRows<0, true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
     }
     switch (step) {
-      case 4: return LateFastRun<4, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      case 8: return LateFastRun<8, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
-      default: return LateFastRun<0, false>(p, steps, step, last_len, av, af, ae, bv, bf, be, acc);
+      case 4: return LateFastRows<4, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      case 8: return LateFastRows<8, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      default: return LateFastRows<0, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
     }
   }
 #endif
-  // The general path throughout, all lanes of a block or none.
+  // The general path throughout, all lanes and rows of a block or none.
   const std::size_t N = hn::Lanes(hn::ScalableTag<int32_t>());
+  const std::size_t lanes = static_cast<std::size_t>(rows) * kSimdLanes;
   return RunBlocks(steps, step, last_len, [&](int len, std::size_t a, std::size_t b) {
-    HWY_ALIGN uint32_t next[kSimdLanes];
-    for (std::size_t v = 0; v < kSimdLanes; v += N) {
-      std::memcpy(next + v, acc + v, N * sizeof(uint32_t));
-      if (!LateSlowBlock(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, next + v)) return false;
+    HWY_ALIGN uint32_t next[kMaxRows * kSimdLanes];
+    for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+      const std::size_t o = r * as + a;
+      for (std::size_t v = 0; v < kSimdLanes; v += N) {
+        uint32_t* c = next + r * kSimdLanes + v;
+        std::memcpy(c, acc + r * kSimdLanes + v, N * sizeof(uint32_t));
+        if (!LateSlowBlock(p, len, av + o, af + o, ae + o, bv + b, bf + b, be + b, v, c)) return false;
+      }
     }
-    std::memcpy(acc, next, sizeof next);
+    std::memcpy(acc, next, lanes * sizeof(uint32_t));
     return true;
   });
 }
@@ -355,8 +396,9 @@ namespace fast {
 HWY_EXPORT(LateRun16);
 
 int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
-  return HWY_DYNAMIC_DISPATCH(LateRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, b.val, b.sig,
-                                         b.exp, acc);
+  check_rows(a);
+  return HWY_DYNAMIC_DISPATCH(LateRun16)(p, run.steps, run.step, run.last_len, a.val, a.sig, a.exp, a.rows, a.stride,
+                                         b.val, b.sig, b.exp, acc);
 }
 
 }  // namespace fast

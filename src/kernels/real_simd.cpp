@@ -226,7 +226,10 @@ void simd_chain_tile64(int kc, const double* a, const double* b, double* c, std:
 }
 
 int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val, b.val, reinterpret_cast<float*>(acc));
+  check_rows(a);
+  for (int r = 0; r < a.rows; ++r)  // row after row
+    HWY_DYNAMIC_DISPATCH(PairwiseRun16)(p, run.steps, run.step, run.last_len, a.val + r * a.stride, b.val,
+                                        reinterpret_cast<float*>(acc + r * kSimdLanes));
   return run.steps;
 }
 

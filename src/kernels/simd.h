@@ -6,6 +6,7 @@
 // (kernels/plan.h); the contract is docs/kernels.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/scalar.h"
@@ -53,15 +54,25 @@ struct StepRun {
   int steps, step, last_len;
 };
 
-/// A's row from the run's first k: element l at [l] (docs/kernels.md,
-/// "row panel"). val: the unit's value as float; sig: the integer
+/// A's rows from the run's first k (docs/kernels.md, "row panel"): `rows`
+/// rows (1 or kMaxRows) against the same lanes, element l of row r at
+/// [r*stride + l]. val: the unit's value as float; sig: the integer
 /// significand as float; exp: the decomposition exponent (pack_element).
 /// Pairwise rows: val is the operand as read (a flushed input: its zero); sig, exp unused.
 struct RowPanel {
   const float* val;
   const float* sig;
   const int32_t* exp;
+  int rows = 1;            // A rows in the call: 1 or kMaxRows
+  std::size_t stride = 0;  // elements from one row to the next (rows > 1)
 };
+
+/// The most A rows one step-kernel call covers: two independent chains per
+/// lane for the kernels to interleave (docs/kernels.md).
+inline constexpr int kMaxRows = 2;
+
+/// RowPanel::rows outside [1, kMaxRows]: std::invalid_argument.
+void check_rows(const RowPanel& a);
 
 /// B's 16 columns from the run's first k, lane-interleaved: element l of
 /// lane j at [l*16 + j] (docs/kernels.md, "lane panel"). Fields as RowPanel.
@@ -72,12 +83,14 @@ struct LanePanel {
 };
 
 /// The one step-kernel prototype (docs/kernels.md, "The step-kernel
-/// prototype"): `run` from the panels' first k for 16 lanes, acc: c in, d
-/// out (the row's output bits: fp32, or fp16 in the low half with
-/// p.out16). Returns the number of steps done: run.steps, or fewer when the
-/// kernel hands a step back (acc then holds the state before it, and the
-/// caller runs that step on the scalar kernel). No input is NaN or Inf; a
-/// NaN or Inf c is handled. plan() names the kernel of a row
+/// prototype"): `run` from the panels' first k for 16 lanes and a.rows A
+/// rows, acc: c in, d out, row r's 16 accumulators at acc + 16*r (the
+/// row's output bits: fp32, or fp16 in the low half with p.out16). Returns
+/// the number of steps done for every row: run.steps, or fewer when the
+/// kernel hands a step back (every row's acc then holds the state before
+/// it, and the caller runs that step of every row on the scalar kernel).
+/// No input is NaN or Inf; a NaN or Inf c is handled. a.rows outside
+/// [1, kMaxRows]: std::invalid_argument. plan() names the kernel of a row
 /// (KernelPlan::kernel); the macro-kernels call it without a switch.
 using StepKernel = int (*)(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 

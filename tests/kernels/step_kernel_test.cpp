@@ -5,8 +5,10 @@
 // per-target tests do): random panels packed as docs/kernels.md ("Pack
 // schemas") says, the steps split into runs of random length and chained
 // through the accumulators, against ref::step over the same k elements, bits
-// compared. A step a kernel hands back must leave the accumulators at the
-// reference's state before it (the test then runs it on ref::step).
+// compared, with one A row per call and with two (different rows, one of
+// them pushed off the fast path or towards a hand-back). A step a kernel
+// hands back must leave every row's accumulators at the reference's state
+// before it (the test then runs it on ref::step).
 // Every row of tests/common/engine_rows.h that plan() gives a step kernel
 // runs: the registry's rows and the custom variants. MMAEMU_DIFF_SCALE
 // multiplies the counts; MMAEMU_TEST_SEED changes the seed.
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,76 +74,132 @@ uint64_t canonical(const ModelRow& row, uint64_t x) { return is_nan(row.out, x) 
 
 struct Tally {
   std::size_t steps = 0, handed_back = 0, bad = 0;
+  std::size_t pair_steps = 0;     // steps of two-row calls
+  std::size_t pair_one_slow = 0;  // two-row trials with a NaN/Inf/far c in one row only
+  std::size_t pair_one_back = 0;  // two-row hand-backs where one row's products alone may reach 2^128
 };
 std::size_t g_reported = 0;  // mismatches printed (the first 10)
 
-// One trial: 16 lanes over `steps` steps of step_k(row) elements, the
-// last of last_len; the kernel called on runs of random length.
-void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast::KernelPlan& plan, Gen& g,
-           Tally& t) {
+// Whether row r's step s may reach 2^128 in a product (the late kernel's
+// hand-back): some lane's e_a + e_b above 125.
+// a0: the row's step in ae, b0 = the step's first element times 16 in be.
+bool products_near_2e128(const std::vector<int32_t>& ae, const std::vector<int32_t>& be, std::size_t a0,
+                         std::size_t b0, std::size_t len) {
+  for (std::size_t l = 0; l < len; ++l)
+    for (std::size_t j = 0; j < L; ++j)
+      if (ae[a0 + l] > fast::kZeroExp && be[b0 + l * L + j] > fast::kZeroExp && ae[a0 + l] + be[b0 + l * L + j] > 125)
+        return true;
+  return false;
+}
+
+// One trial: `rows` A rows (1 or 2, different random rows, row r's panel at
+// r * stride) against 16 lanes over `steps` steps of step_k(row) elements,
+// the last of last_len; the kernel called on runs of random length, all
+// rows in each call. Two-row trials push one row off the fast path (c far
+// from the products, NaN or Inf in a lane of one row) or towards the late
+// kernel's hand-back (one row's A in its format's top binade).
+void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast::KernelPlan& plan, Gen& g, Tally& t,
+           std::size_t rows) {
   const std::size_t step = step_k(row), steps = 1 + g.rng() % 12, last_len = 1 + g.rng() % step;
   const std::size_t kp = steps * step, k = kp - step + last_len;
+  const std::size_t stride = kp + (rows > 1 ? g.rng() % 5 : 0);  // A row r at r * stride
   const bool interleaved = plan.simd_params.kind == fast::SimdKind::interleaved;
   const bool narrow = g.rng() % 2;
   const int max_e = (1 << info(row.in).exp_bits) - 1;
-  const int centre_a = 1 + static_cast<int>(g.rng() % static_cast<uint64_t>(max_e - 1));
+  const std::size_t mode = rows > 1 ? g.rng() % 3 : 0;  // 1: one row's c far off; 2: one row's A at the top
+  const std::size_t odd = g.rng() % rows;               // the row modes 1 and 2 change
+  std::vector<int> centre_a(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    centre_a[r] = mode == 2 && r == odd ? max_e - 1 : 1 + static_cast<int>(g.rng() % static_cast<uint64_t>(max_e - 1));
   const int centre_b = 1 + static_cast<int>(g.rng() % static_cast<uint64_t>(max_e - 1));
   // Operands in the model's order (the reference's), zero-padded to kp.
-  std::vector<uint64_t> A(kp, 0), B(L * kp, 0);
-  for (std::size_t l = 0; l < k; ++l) A[l] = finite_bits(g, row, narrow, centre_a);
+  std::vector<uint64_t> A(rows * kp, 0), B(L * kp, 0);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t l = 0; l < k; ++l) A[r * kp + l] = finite_bits(g, row, narrow || (mode == 2 && r == odd), centre_a[r]);
   for (std::size_t j = 0; j < L; ++j)
     for (std::size_t l = 0; l < k; ++l) B[j * kp + l] = finite_bits(g, row, narrow, centre_b);
-  // The panels: A's row, B's 16 lanes interleaved (element l of lane j at l*16 + j).
-  std::vector<float> av(kp, 0.0f), as(kp, 0.0f), bv(L * kp, 0.0f), bs(L * kp, 0.0f);
-  std::vector<int32_t> ae(kp, fast::kZeroExp), be(L * kp, fast::kZeroExp);
+  // The panels: A's rows (row r at r * stride, the gap poisoned), B's 16
+  // lanes interleaved (element l of lane j at l*16 + j).
+  const std::size_t an = (rows - 1) * stride + kp;
+  std::vector<float> av(an, NAN), as(an, NAN), bv(L * kp, 0.0f), bs(L * kp, 0.0f);
+  std::vector<int32_t> ae(an, 1 << 20), be(L * kp, fast::kZeroExp);
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::fill(av.begin() + r * stride, av.begin() + r * stride + kp, 0.0f);
+    std::fill(as.begin() + r * stride, as.begin() + r * stride + kp, 0.0f);
+    std::fill(ae.begin() + r * stride, ae.begin() + r * stride + kp, fast::kZeroExp);
+  }
   const auto at = [&](std::size_t l) { return interleaved ? l - l % step + pair_position(l % step, step) : l; };
   for (std::size_t l = 0; l < k; ++l) {
-    const Fast a = decode(row, A[l]);
-    av[at(l)] = a.val, as[at(l)] = a.sig, ae[at(l)] = a.exp;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const Fast a = decode(row, A[r * kp + l]);
+      const std::size_t p = r * stride + at(l);
+      av[p] = a.val, as[p] = a.sig, ae[p] = a.exp;
+    }
     for (std::size_t j = 0; j < L; ++j) {
       const Fast b = decode(row, B[j * kp + l]);
       const std::size_t p = at(l) * L + j;
       bv[p] = b.val, bs[p] = b.sig, be[p] = b.exp;
     }
   }
-  // c: near the products' binade or anywhere (NaN and Inf included).
-  const int out_centre = centre_a + centre_b - 2 * info(row.in).bias + info(row.out).bias;
-  HWY_ALIGN_MAX uint32_t acc[L];
-  std::vector<uint64_t> want(L);
-  for (std::size_t j = 0; j < L; ++j) want[j] = acc[j] = static_cast<uint32_t>(g.bits(row.out, g.rng() % 2, out_centre));
-  const auto ref_step = [&](std::size_t s, std::size_t j, uint64_t c) {
+  // c: near the products' binade or anywhere (NaN and Inf included); in
+  // mode 1 the odd row near the products, the other anywhere with one lane
+  // NaN or Inf.
+  HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L];
+  std::vector<uint64_t> want(rows * L);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const int out_centre = centre_a[r] + centre_b - 2 * info(row.in).bias + info(row.out).bias;
+    const bool near = mode == 1 ? r == odd : g.rng() % 2;
+    for (std::size_t j = 0; j < L; ++j)
+      want[r * L + j] = acc[r * L + j] = static_cast<uint32_t>(g.bits(row.out, near, out_centre));
+    if (mode == 1 && r != odd) {
+      const FormatInfo& fo = info(row.out);
+      const uint64_t inf = ((uint64_t{1} << fo.exp_bits) - 1) << (fo.man_bits + fo.frac_shift);
+      const std::size_t j = g.rng() % L;
+      want[r * L + j] = acc[r * L + j] = static_cast<uint32_t>(g.rng() % 2 ? inf : inf | 1);
+    }
+  }
+  if (mode == 1) ++t.pair_one_slow;
+  const auto ref_step = [&](std::size_t r, std::size_t s, std::size_t j, uint64_t c) {
     const std::size_t len = s + 1 == steps ? last_len : step;
-    return ref::step(row, len, A.data() + s * step, B.data() + j * kp + s * step, c);
+    return ref::step(row, len, A.data() + r * kp + s * step, B.data() + j * kp + s * step, c);
   };
-  const auto report = [&](const std::string& what, std::size_t s, std::size_t j, uint64_t ref, uint64_t got) {
+  const auto report = [&](const std::string& what, std::size_t r, std::size_t s, std::size_t j, uint64_t ref,
+                          uint64_t got) {
     ++t.bad;
     if (++g_reported <= 10)
       FAIL_CHECK(what << ": seed " << seed << " " << id << " (" << std::string(info(row.in).name) << " -> "
                       << std::string(info(row.out).name) << ") target " << std::string(fast::simd_target_name())
-                      << " steps " << steps << " last_len " << last_len << " step " << s << " lane " << j << ": ref "
-                      << hex(ref) << " kernel " << hex(got));
+                      << " rows " << rows << " row " << r << " steps " << steps << " last_len " << last_len
+                      << " step " << s << " lane " << j << ": ref " << hex(ref) << " kernel " << hex(got));
   };
   for (std::size_t s = 0; s < steps;) {
     const std::size_t run = 1 + g.rng() % (steps - s), l = s * step;
-    const fast::StepRun r{static_cast<int>(run), static_cast<int>(step),
-                          static_cast<int>(s + run == steps ? last_len : step)};
-    const int done = plan.kernel(plan.simd_params, r, {av.data() + l, as.data() + l, ae.data() + l},
-                                 {bv.data() + l * L, bs.data() + l * L, be.data() + l * L}, acc);
+    const fast::StepRun sr{static_cast<int>(run), static_cast<int>(step),
+                           static_cast<int>(s + run == steps ? last_len : step)};
+    const fast::RowPanel ar{av.data() + l, as.data() + l, ae.data() + l, static_cast<int>(rows), stride};
+    const int done = plan.kernel(plan.simd_params, sr, ar, {bv.data() + l * L, bs.data() + l * L, be.data() + l * L}, acc);
     REQUIRE(done >= 0);
     REQUIRE(static_cast<std::size_t>(done) <= run);
-    for (std::size_t e = s + static_cast<std::size_t>(done); s < e; ++s, ++t.steps)
-      for (std::size_t j = 0; j < L; ++j) want[j] = ref_step(s, j, want[j]);
+    for (std::size_t e = s + static_cast<std::size_t>(done); s < e; ++s, ++t.steps, t.pair_steps += rows > 1)
+      for (std::size_t q = 0; q < rows * L; ++q) want[q] = ref_step(q / L, s, q % L, want[q]);
     if (static_cast<std::size_t>(done) == run) continue;
-    ++t.handed_back;  // acc: the state before step s, which runs on the reference
-    for (std::size_t j = 0; j < L; ++j) {
-      if (canonical(row, acc[j]) != canonical(row, want[j])) report("state at a step handed back", s, j, want[j], acc[j]);
-      want[j] = ref_step(s, j, want[j]);
-      acc[j] = static_cast<uint32_t>(want[j]);
+    ++t.handed_back;  // every row's acc: the state before step s, which runs on the reference
+    if (rows > 1) {
+      const std::size_t len = s + 1 == steps ? last_len : step;
+      const bool near0 = products_near_2e128(ae, be, s * step, s * step * L, len);
+      const bool near1 = products_near_2e128(ae, be, stride + s * step, s * step * L, len);
+      t.pair_one_back += near0 != near1;
     }
-    ++s, ++t.steps;
+    for (std::size_t q = 0; q < rows * L; ++q) {
+      if (canonical(row, acc[q]) != canonical(row, want[q]))
+        report("state at a step handed back", q / L, s, q % L, want[q], acc[q]);
+      want[q] = ref_step(q / L, s, q % L, want[q]);
+      acc[q] = static_cast<uint32_t>(want[q]);
+    }
+    ++s, ++t.steps, t.pair_steps += rows > 1;
   }
-  for (std::size_t j = 0; j < L; ++j)
-    if (canonical(row, acc[j]) != canonical(row, want[j])) report("result", steps - 1, j, want[j], acc[j]);
+  for (std::size_t q = 0; q < rows * L; ++q)
+    if (canonical(row, acc[q]) != canonical(row, want[q])) report("result", q / L, steps - 1, q % L, want[q], acc[q]);
 }
 
 const char* kind_name(fast::SimdKind k) {
@@ -173,7 +232,9 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
       Tally& t = by_kind[kind];
       for (uint64_t seed = kSeed; seed < kSeed + 3; ++seed) {
         Gen g(seed ^ (std::hash<std::string>{}(name) * 3));
-        for (std::size_t i = 0; i < 10 * kScale; ++i) trial(name + " [" + tname + "]", seed, row, plan, g, t);
+        for (std::size_t i = 0; i < 10 * kScale; ++i) trial(name + " [" + tname + "]", seed, row, plan, g, t, 1);
+        Gen g2(seed ^ (std::hash<std::string>{}(name) * 5));  // two rows per call
+        for (std::size_t i = 0; i < 10 * kScale; ++i) trial(name + " [" + tname + "]", seed, row, plan, g2, t, 2);
       }
       if (t.bad) bad_by[kind + " " + tname] += t.bad;
       t.bad = 0;
@@ -181,7 +242,8 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
   }
   hwy::SetSupportedTargetsForTest(0);
   for (const auto& [kind, t] : by_kind)
-    MESSAGE(kind << ": " << t.steps << " steps, " << t.handed_back << " handed back");
+    MESSAGE(kind << ": " << t.steps << " steps (" << t.pair_steps << " in two-row calls), " << t.handed_back
+                 << " handed back (" << t.pair_one_back << " of two rows where one row's products alone may reach 2^128)");
   std::string names;
   for (const int64_t target : targets) names += std::string(" ") + hwy::TargetName(target);
   MESSAGE(targets.size() << " targets:" << names);
@@ -190,8 +252,11 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
   for (const char* kind : {"aligned", "aligned fp16", "interleaved", "late", "late odd/even", "pairwise"}) {
     CAPTURE(kind);
     CHECK(by_kind[kind].steps > 0);
+    CHECK(by_kind[kind].pair_steps > 0);
+    CHECK(by_kind[kind].pair_one_slow > 0);
   }
   CHECK(by_kind["late"].handed_back > 0);
+  CHECK(by_kind["late"].pair_one_back > 0);
 }
 
 TEST_CASE("plan() gives a step kernel exactly to the SIMD steps rows, the same as the kind names") {
@@ -207,5 +272,25 @@ TEST_CASE("plan() gives a step kernel exactly to the SIMD steps rows, the same a
     CHECK((p.kernel == want));
     CHECK(!fast::plan(row, {.use_reference = true}).kernel);
     CHECK(!fast::plan(row, {.simd_off = true}).kernel);
+  }
+}
+
+TEST_CASE("a step kernel refuses a row count other than 1 or 2") {
+  HWY_ALIGN_MAX uint32_t acc[4 * L] = {};
+  std::vector<float> f(4 * 16 * L, 0.0f);
+  std::vector<int32_t> e(4 * 16 * L, fast::kZeroExp);
+  for (const auto& [name, row] : all_rows()) {
+    const fast::KernelPlan plan = fast::plan(row);
+    if (!plan.kernel) continue;
+    CAPTURE(name);
+    const fast::StepRun run{1, static_cast<int>(step_k(row)), static_cast<int>(step_k(row))};
+    const fast::LanePanel b{f.data(), f.data(), e.data()};
+    for (const int rows : {0, -1, 3}) {
+      CAPTURE(rows);
+      const fast::RowPanel a{f.data(), f.data(), e.data(), rows, 16};
+      CHECK_THROWS_AS(plan.kernel(plan.simd_params, run, a, b, acc), std::invalid_argument);
+    }
+    const fast::RowPanel two{f.data(), f.data(), e.data(), 2, 16};
+    CHECK(plan.kernel(plan.simd_params, run, two, b, acc) == 1);
   }
 }
