@@ -111,12 +111,14 @@ std::size_t rows_at(const StepsChunk& ch, const Panel& a, std::size_t v, std::si
   return v + 1 < mc && row_finite(ch, a, v) && row_finite(ch, a, v + 1) ? 2 : 1;
 }
 
-// A's vectors v and v + 1, both without NaN/Inf inputs (rows_at),
-// against B's lane group gg over the chunk's steps [s0, s1): two chains per
-// kernel call. A step with NaN/Inf inputs in B (shared by the rows) runs
-// row by row, as simd_lanes runs it. acc: row v's 16 lanes, then row v + 1's.
-void simd_pair(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t gg,
-               std::size_t lanes, uint32_t* acc, std::size_t s0, std::size_t s1) {
+// A's vectors v .. v + rows - 1 (rows_at) against B's lane group gg over
+// the chunk's steps [s0, s1). One row: simd_lanes. Two (both without
+// NaN/Inf inputs): two chains per kernel call; a step with NaN/Inf inputs
+// in B (shared by the rows) runs row by row, as simd_lanes runs it. acc:
+// row v's 16 lanes, then row v + 1's.
+void simd_rows(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size_t v, std::size_t rows,
+               std::size_t gg, std::size_t lanes, uint32_t* acc, std::size_t s0, std::size_t s1) {
+  if (rows == 1) return simd_lanes(g, ch, a, v, gg, lanes, acc, s0, s1);
   const uint8_t* flagged = ch.b.group_special.data() + gg * ch.steps;
   for (std::size_t s = s0; s < s1;) {
     std::size_t e = s;
@@ -226,8 +228,7 @@ void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std
           if (sg.start) std::fill(acc + r * L, acc + (r + 1) * L, static_cast<uint32_t>(zero));
           else std::memcpy(acc + r * L, acc32 + at + r * nc, lanes * sizeof(uint32_t));  // began in an earlier chunk
         }
-        if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
-        else simd_lanes(g, ch, a, v, gg, lanes, acc, sg.s0, sg.s1);
+        simd_rows(g, ch, a, v, rows, gg, lanes, acc, sg.s0, sg.s1);
         for (std::size_t r = 0; r < rows; ++r) {
           if (sg.end) sink_add(sk, g.row, i0 + v + r, p.j0 + w0, lanes, acc + r * L);
           else std::memcpy(acc32 + at + r * nc, acc + r * L, lanes * sizeof(uint32_t));
@@ -273,8 +274,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
         const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
         for (std::size_t r = 0; r < rows; ++r)
           std::memcpy(acc + r * L, acc32 + (i0 + v + r) * nc + w0, lanes * sizeof(uint32_t));
-        if (rows == 2) simd_pair(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
-        else simd_lanes(g, ch, a, v, gg, lanes, acc, 0, ch.steps);
+        simd_rows(g, ch, a, v, rows, gg, lanes, acc, 0, ch.steps);
         for (std::size_t r = 0; r < rows; ++r)
           std::memcpy(acc32 + (i0 + v + r) * nc + w0, acc + r * L, lanes * sizeof(uint32_t));
         v += rows;

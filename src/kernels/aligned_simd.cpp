@@ -59,8 +59,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "formats/fast_round.h"
@@ -504,12 +502,6 @@ namespace mmaemu {
 namespace fast {
 
 HWY_EXPORT(AlignedRun16);
-
-void check_rows(const RowPanel& a) {
-  if (a.rows < 1 || a.rows > kMaxRows)
-    throw std::invalid_argument("step kernel: " + std::to_string(a.rows) + " A rows in one call (1 to " +
-                                std::to_string(kMaxRows) + ")");
-}
 
 int simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
   check_rows(a);

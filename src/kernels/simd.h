@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/scalar.h"
 #include "models/model.h"
@@ -72,7 +74,11 @@ struct RowPanel {
 inline constexpr int kMaxRows = 2;
 
 /// RowPanel::rows outside [1, kMaxRows]: std::invalid_argument.
-void check_rows(const RowPanel& a);
+inline void check_rows(const RowPanel& a) {
+  if (a.rows < 1 || a.rows > kMaxRows)
+    throw std::invalid_argument("step kernel: " + std::to_string(a.rows) + " A rows in one call (1 to " +
+                                std::to_string(kMaxRows) + ")");
+}
 
 /// B's 16 columns from the run's first k, lane-interleaved: element l of
 /// lane j at [l*16 + j] (docs/kernels.md, "lane panel"). Fields as RowPanel.
