@@ -127,10 +127,12 @@ enum class Emulated { sgemm, ssyrk, dgemm, sbgemm, sgemv, dgemv };
 void count_emulated(Emulated routine, double flops, double seconds);
 /// Counts one call of `routine` ("dgemm", "strsm", ...) forwarded untouched.
 void count_forwarded(const char* routine, double flops);
-/// MMA_VERBOSE: prints the sgemm, ssyrk, dgemm and sbgemm calls made under
-/// `cfg` since the last report, and resets their counts.
-void report_calls(const Config& cfg);
-/// MMA_VERBOSE at exit: report_calls() of the setting in force, the gemv
+/// MMA_VERBOSE, at a switch to the setting `next` (kept for the life of the
+/// process): prints the sgemm, ssyrk, dgemm and sbgemm calls made under the
+/// setting in force since the last report, resets their counts, and counts
+/// the calls from here on under `next`.
+void report_switch(const Config& next);
+/// MMA_VERBOSE at exit: the calls under the setting in force, the gemv
 /// calls, the forwarded routines.
 void print_report();
 
@@ -155,13 +157,3 @@ void model_gemm(const char* name, Gemm kind, char ta, char tb, int m, int n, int
                 int lda, const void* B, int ldb, double beta, void* C, int ldc);
 
 }  // namespace mmaemu::shim
-
-// The C API's per-thread error (mmaemu_last_error), defined hidden in the
-// same libmmaemu.so: the shim's own C API entries (mmaemu_shim_set,
-// mmaemu_shim_get) report through it as every C API function does.
-namespace mmaemu::api {
-/// Stores the message for mmaemu_last_error() and returns `status`.
-int fail(int status, std::string message);
-/// Clears the message.
-void clear_error();
-}  // namespace mmaemu::api

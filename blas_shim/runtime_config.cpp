@@ -21,12 +21,27 @@ void read_verbose(Config& cfg) {
   if (cfg.verbose) std::atexit(print_report);
 }
 
+// The modes that keep the BLAS contract, the ones a BLAS call may run under
+// (mmaemu_accumulate_keeps_blas): "gpu-blas, blas-into-c".
+std::string blas_modes() {
+  std::string names;
+  for (int mode = 0; const char* name = mmaemu_accumulate_name(mode); ++mode)
+    if (mmaemu_accumulate_keeps_blas(mode)) names += (names.empty() ? "" : ", ") + std::string(name);
+  return names;
+}
+
+// MMA_ACCUMULATE: a mode of the C API's table (mmaemu_accumulate_parse) that
+// keeps the BLAS contract.
 void read_accumulate(Config& cfg) {
   const char* a = std::getenv("MMA_ACCUMULATE");
   if (!a || !*a) return;
-  if (std::strcmp(a, "gpu-blas") == 0) cfg.options.accumulate = MMAEMU_ACC_GPU_BLAS;
-  else if (std::strcmp(a, "accumulate-into-c") == 0) cfg.options.accumulate = MMAEMU_ACC_BLAS_INTO_C;
-  else config_error(std::string("MMA_ACCUMULATE='") + a + "' (valid: gpu-blas, accumulate-into-c)");
+  mmaemu_accumulate mode;
+  if (mmaemu_accumulate_parse(a, &mode) != MMAEMU_OK)
+    config_error(std::string("MMA_ACCUMULATE: ") + mmaemu_last_error() + "; the BLAS shim takes " + blas_modes());
+  if (!mmaemu_accumulate_keeps_blas(mode))
+    config_error(std::string("MMA_ACCUMULATE='") + a + "' does not keep the BLAS contract alpha*op(A)*op(B) + " +
+                 "beta*C (valid: " + blas_modes() + ")");
+  cfg.options.accumulate = mode;
 }
 
 // A "native" or "model" variable (MMA_DGEMM, MMA_GEMV): true for model.
@@ -66,7 +81,7 @@ const Config& env_config() {
 std::string describe(const Config& cfg) {
   if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
   return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
-         (cfg.options.accumulate == MMAEMU_ACC_BLAS_INTO_C ? "accumulate-into-c" : "gpu-blas") + ", dgemm " +
+         mmaemu_accumulate_name(cfg.options.accumulate) + ", dgemm " +
          (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 

@@ -67,6 +67,29 @@ void print_forwarded() {
       std::fprintf(stderr, "libmmaemu:   %-6s %8ld calls %12.4g flop\n", c.name, c.calls.load(), c.flops.load());
 }
 
+// The setting the emulated calls are counted under: the last one
+// report_switch() started, else the environment's.
+std::atomic<const Config*> g_counted{nullptr};
+
+const Config& counted_setting() {
+  const Config* c = g_counted.load(std::memory_order_acquire);
+  return c ? *c : env_config();
+}
+
+// Prints the emulated calls made under `cfg` since the last report, and
+// resets their counts.
+void report_calls(const Config& cfg) {
+  if (!any_calls(Part::setting)) return;
+  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(cfg).c_str());
+  print_emulated(Part::setting);
+  for (Counter& c : g_table) {
+    if (c.part != Part::setting) continue;
+    c.calls = 0;
+    c.flops = 0;
+    c.seconds = 0;
+  }
+}
+
 }  // namespace
 
 void count_emulated(Emulated routine, double flops, double seconds) {
@@ -85,20 +108,14 @@ void count_forwarded(const char* routine, double flops) {
     }
 }
 
-void report_calls(const Config& cfg) {
-  if (!any_calls(Part::setting)) return;
-  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(cfg).c_str());
-  print_emulated(Part::setting);
-  for (Counter& c : g_table) {
-    if (c.part != Part::setting) continue;
-    c.calls = 0;
-    c.flops = 0;
-    c.seconds = 0;
-  }
+void report_switch(const Config& next) {
+  report_calls(counted_setting());
+  std::fprintf(stderr, "libmmaemu: switched to %s\n", describe(next).c_str());
+  g_counted.store(&next, std::memory_order_release);
 }
 
 void print_report() {
-  report_calls(current_config());
+  report_calls(counted_setting());
   print_emulated(Part::gemv);
   print_forwarded();
 }

@@ -9,7 +9,6 @@
 // process, one per distinct (model, policy) ever set, so a call still
 // running on an old one never reads freed memory.
 #include <atomic>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,7 +40,8 @@ int make_setting(const std::string& name, const std::string& policy, std::unique
   cfg->options.schedule = cfg->schedule.empty() ? nullptr : cfg->schedule.c_str();
   if (std::string error = select(*cfg, name, policy, "model", "input"); !error.empty()) {
     mmaemu_model_free(cfg->model);
-    return api::fail(cfg->model ? MMAEMU_ERR_ARGUMENT : MMAEMU_ERR_UNKNOWN_MODEL, "mmaemu_shim_set: " + error);
+    return mmaemu_set_last_error(cfg->model ? MMAEMU_ERR_ARGUMENT : MMAEMU_ERR_UNKNOWN_MODEL,
+                                 ("mmaemu_shim_set: " + error).c_str());
   }
   slot = std::move(cfg);
   return MMAEMU_OK;
@@ -70,20 +70,15 @@ extern "C" MMAEMU_API int mmaemu_shim_set(const char* model, const char* policy)
       return status;
     }
   }
-  const Config& old = shim::current_config();
-  if (env.verbose && &old != slot.get()) {
-    shim::report_calls(old);
-    std::fprintf(stderr, "libmmaemu: switched to %s\n", shim::describe(*slot).c_str());
-  }
+  if (env.verbose && &shim::current_config() != slot.get()) shim::report_switch(*slot);
   shim::g_current.store(slot.get(), std::memory_order_release);
-  mmaemu::api::clear_error();
-  return MMAEMU_OK;
+  return mmaemu_set_last_error(MMAEMU_OK, "");
 }
 
 extern "C" MMAEMU_API int mmaemu_shim_get(const char** model, const char** policy) {
-  if (!model || !policy) return mmaemu::api::fail(MMAEMU_ERR_ARGUMENT, "mmaemu_shim_get: null argument");
+  if (!model || !policy) return mmaemu_set_last_error(MMAEMU_ERR_ARGUMENT, "mmaemu_shim_get: null argument");
   const Config& cfg = mmaemu::shim::current_config();
   *model = cfg.model_name.c_str();
   *policy = cfg.policy.c_str();
-  return MMAEMU_OK;
+  return mmaemu_set_last_error(MMAEMU_OK, "");
 }

@@ -9,7 +9,6 @@
 // scales, c and the epilogue (docs/block-scaled.md §4), so any tiling over
 // n gives the whole product's bits.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
 #include "syrk_scaled.h"
@@ -35,12 +34,12 @@ int nvfp4_scales(int n, std::vector<float>& row, Load&& load, float& encode, flo
 }  // namespace
 
 std::string scaled_k_error(const Config& cfg, int k) {
-  mmaemu_block_scale_desc desc;
-  if (mmaemu_parse_block_scaled_policy(cfg.policy.c_str(), &desc) != MMAEMU_OK) return mmaemu_last_error();
-  const long long bs = desc.block_size, kp = (k + bs - 1) / bs * bs;
-  if (kp <= INT_MAX) return "";
-  return "k = " + std::to_string(k) + " padded to whole blocks of " + std::to_string(bs) + " is " +
-         std::to_string(kp) + ", beyond the C API's int range (2^31 - 1)";
+  // An m = n = 0 product with this k: the C API checks k padded to whole
+  // blocks as for the product itself, before anything is read.
+  if (mmaemu_sgemm_block_scaled(cfg.model, cfg.policy.c_str(), MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_TRANS, 0, 0,
+                                k, 1.0f, nullptr, 1, nullptr, 1, 0.0f, nullptr, 1) != MMAEMU_OK)
+    return mmaemu_last_error();
+  return "";
 }
 
 int quantise_syrk_operand(const Config& cfg, char trans, int n, int k, const float* A, int lda, ScaledOperand& q) {

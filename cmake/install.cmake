@@ -13,7 +13,9 @@ install(TARGETS mmaemu EXPORT mmaemuTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/mmaemu/mmaemu.h ${PROJECT_BINARY_DIR}/include/mmaemu/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mmaemu)
-install(TARGETS mmaemu_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET mmaemu_cli)
+  install(TARGETS mmaemu_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 if(TARGET mmaemu_bench)
   install(TARGETS mmaemu_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -21,18 +21,30 @@
 #define MMAEMU_API __attribute__((visibility("default")))
 #endif
 
+/* In C++ every enum of this header has the fixed underlying type int
+ * (C++ [dcl.enum]), so that any int a C caller stores in an enum argument or
+ * field is a value of its type: the library reads it as a plain integer and
+ * range-checks it (MMAEMU_ERR_ARGUMENT, naming the argument and the valid
+ * values) before converting it. C sees plain enums, of the same size. */
+#ifdef __cplusplus
+#define MMAEMU_ENUM(name) enum name : int
+#else
+#define MMAEMU_ENUM(name) enum name
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** Status codes. */
-enum mmaemu_status {
+MMAEMU_ENUM(mmaemu_status) {
   MMAEMU_OK = 0,
   MMAEMU_ERR_ARGUMENT = -1,      /**< a bad argument (null pointer, negative size, ...) */
   MMAEMU_ERR_UNKNOWN_MODEL = -2, /**< no model of that name */
   MMAEMU_ERR_UNSUPPORTED = -3,   /**< the model has no unit for these formats */
   MMAEMU_ERR_NO_MEMORY = -4,
-  MMAEMU_ERR_INTERNAL = -5
+  MMAEMU_ERR_INTERNAL = -5,
+  MMAEMU_ERR_NOT_BUILT = -6 /**< the library was built without that part (the BLAS shim) */
 };
 
 /** The most threads a call may ask for (mmaemu_gemm_options.threads, the
@@ -40,7 +52,7 @@ enum mmaemu_status {
 #define MMAEMU_MAX_THREADS 4096
 
 /** Storage and unit formats. fnuz = AMD MI300 fp8 ("fp8" = E4M3FNUZ, "bf8" = E5M2FNUZ). */
-typedef enum mmaemu_format {
+typedef MMAEMU_ENUM(mmaemu_format) {
   MMAEMU_FP64 = 0,
   MMAEMU_FP32 = 1,
   MMAEMU_TF32 = 2, /**< NVIDIA tf32 = AMD xf32; stored as 32-bit float */
@@ -60,7 +72,7 @@ typedef enum mmaemu_format {
 } mmaemu_format;
 
 /** Rounding used to convert a stored operand to the unit's input format. */
-typedef enum mmaemu_rounding {
+typedef MMAEMU_ENUM(mmaemu_rounding) {
   MMAEMU_RNE = 0, /**< nearest, ties to even (__float2half_rn, numpy astype) */
   MMAEMU_RZ = 1,  /**< toward zero: what the tf32/xf32 units do with fp32 registers */
   MMAEMU_RD = 2,
@@ -69,15 +81,15 @@ typedef enum mmaemu_rounding {
 } mmaemu_rounding;
 
 /** CBLAS-compatible layout and transpose values. */
-typedef enum mmaemu_layout { MMAEMU_ROW_MAJOR = 101, MMAEMU_COL_MAJOR = 102 } mmaemu_layout;
-typedef enum mmaemu_transpose {
+typedef MMAEMU_ENUM(mmaemu_layout) { MMAEMU_ROW_MAJOR = 101, MMAEMU_COL_MAJOR = 102 } mmaemu_layout;
+typedef MMAEMU_ENUM(mmaemu_transpose) {
   MMAEMU_NO_TRANS = 111,
   MMAEMU_TRANS = 112,
   MMAEMU_CONJ_TRANS = 113 /**< same as MMAEMU_TRANS for real data */
 } mmaemu_transpose;
 
 /** How alpha, beta and C combine with the unit's accumulation. */
-typedef enum mmaemu_accumulate {
+typedef MMAEMU_ENUM(mmaemu_accumulate) {
   /** Default. The unit accumulates A*B along k from zero; then
    *  D = fma(alpha, acc, beta*C) in fp32 (beta*C rounded once), as a vendor
    *  BLAS epilogue does. beta = 0 never reads C; alpha = 1, beta = 0 gives the
@@ -100,11 +112,34 @@ typedef enum mmaemu_accumulate {
   MMAEMU_ACC_BLAS_INTO_C = 2
 } mmaemu_accumulate;
 
+/**
+ * @brief Name of accumulate mode `mode`: "gpu-blas", "into-c", "blas-into-c"
+ *        for MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C;
+ *        NULL if `mode` is not one (modes are numbered from 0 without gaps:
+ *        iterate until NULL). The names of MMA_ACCUMULATE, mmaemu-run
+ *        --accumulate and Python's accumulate=.
+ */
+MMAEMU_API const char* mmaemu_accumulate_name(int mode);
+/**
+ * @brief Parses a mode's name, or "accumulate-into-c" (the BLAS shim's first
+ *        name of "blas-into-c").
+ * @return MMAEMU_OK or MMAEMU_ERR_ARGUMENT (the message lists the names)
+ */
+MMAEMU_API int mmaemu_accumulate_parse(const char* name, mmaemu_accumulate* out);
+/** 1 if `mode` keeps the BLAS contract D = alpha*op(A)*op(B) + beta*C for
+ *  every alpha (gpu-blas, blas-into-c): the modes the BLAS shim takes
+ *  (MMA_ACCUMULATE); 0 for any other value. */
+MMAEMU_API int mmaemu_accumulate_keeps_blas(int mode);
+
 /** Opaque model handle. */
 typedef struct mmaemu_model mmaemu_model;
 
 /** Message of the calling thread's last error ("" if none). */
 MMAEMU_API const char* mmaemu_last_error(void);
+/** Stores `message` (NULL: "") as the calling thread's last error and
+ *  returns `status`: for layers over this API that report through
+ *  mmaemu_last_error() as it does (the BLAS shim's mmaemu_shim_set). */
+MMAEMU_API int mmaemu_set_last_error(int status, const char* message);
 /** Library version string, e.g. "0.1.0". */
 MMAEMU_API const char* mmaemu_version(void);
 
@@ -327,7 +362,7 @@ MMAEMU_API int mmaemu_quantize_fp8_blocks(mmaemu_format format, int rows, int co
  * ------------------------------------------------------------------------ */
 
 /** Which unit runs a block-scaled product. */
-typedef enum mmaemu_scaled_unit {
+typedef MMAEMU_ENUM(mmaemu_scaled_unit) {
   /** The only unit the operands fit; for e2m1 x e2m1 with UE8M0 per 32 (MXFP4),
    *  which two units take, the native fp4 unit (GST, kind::mxf4). */
   MMAEMU_UNIT_AUTO = 0,
@@ -520,7 +555,9 @@ MMAEMU_API int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* 
  * Only in libmmaemu.so. They act on the shim of the library they are called
  * in, which intercepts BLAS calls only when it was loaded before the BLAS
  * (LD_PRELOAD). The setting is process-wide and switched atomically: a BLAS
- * call runs entirely under the setting it started with. */
+ * call runs entirely under the setting it started with. A library built
+ * without the shim (MMAEMU_BUILD_BLAS_SHIM=OFF) has both; they return
+ * MMAEMU_ERR_NOT_BUILT (mmaemu_shim_get: with "" and "") and change nothing. */
 
 /**
  * @brief Makes the shim emulate `model` with sgemm input policy `policy`

@@ -23,6 +23,7 @@ from ._mmaemu import (  # noqa: F401  (the public API)
     Model,
     UnknownModelError,
     UnsupportedError,
+    accumulate_modes,
     formats,
     models,
     storage_dtype,
@@ -33,7 +34,7 @@ from ._shim import ShimNotLoadedError, emulate, shim_setting  # noqa: F401
 
 __all__ = [
     "Error", "UnknownModelError", "UnsupportedError", "ShimNotLoadedError", "Model", "models", "formats",
-    "storage_dtype", "version", "matmul", "tile", "dot", "distinguish", "convert", "decode", "probe", "compare", "emulate",
+    "storage_dtype", "version", "accumulate_modes", "matmul", "tile", "dot", "distinguish", "convert", "decode", "probe", "compare", "emulate",
     "shim_setting", "gemm_fp8_scaled", "quantize_fp8_blocks", "gemm_block_scaled", "quantize_mx",
     "quantize_nvfp4", "dequantize", "is_block_scaled_policy", "BLOCK_SCALED_POLICIES", "__version__",
 ]
@@ -69,7 +70,9 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     output="fp64" alone selects the fp64 unit).
     c, beta: C is read only when beta != 0. accumulate: "gpu-blas" (the unit
     accumulates from zero, then D = alpha*acc + beta*C in fp32, as a vendor
-    BLAS epilogue) or "into-c" (beta*C is the chain's first accumulator).
+    BLAS epilogue), "into-c" (beta*C is the chain's first accumulator) or
+    "blas-into-c" (into-c where alpha = 1, else gpu-blas: the BLAS contract);
+    accumulate_modes() lists them.
     threads: 0 uses MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores.
     schedule: how the unit's partial sums over k combine (docs/schedules.md):
     "chain" (one accumulator along k), "promote:P", "splitk:S", "splitk:S:tree",

@@ -100,7 +100,9 @@ def run_program(argv=None):
     parser = argparse.ArgumentParser(prog="mmaemu-run", description=run_program.__doc__.split(":", 1)[1].strip())
     parser.add_argument("--model", help="MMA_MODEL (required unless set)")
     parser.add_argument("--input", help="MMA_INPUT_FORMAT: the sgemm input policy")
-    parser.add_argument("--accumulate", help="MMA_ACCUMULATE: gpu-blas or into-c")
+    from ._mmaemu import accumulate_modes  # the C API's table of modes
+    parser.add_argument("--accumulate", choices=accumulate_modes(blas_only=True),
+                        help="MMA_ACCUMULATE: " + " or ".join(accumulate_modes(blas_only=True)))
     parser.add_argument("--threads", help="MMA_NUM_THREADS")
     parser.add_argument("--verbose", action="store_true", help="MMA_VERBOSE=1")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="-- program [args ...]")

@@ -21,6 +21,8 @@ import threading
 
 from ._mmaemu import Error, Model
 
+_ERR_NOT_BUILT = -6  # MMAEMU_ERR_NOT_BUILT (mmaemu.h)
+
 _START_HINT = ("start the program with the shim preloaded:\n"
                "    python3 -m mmaemu run [--model MODEL] [--input POLICY] -- script.py [args ...]\n"
                "(or LD_PRELOAD=/path/to/libmmaemu.so python3 script.py)")
@@ -46,6 +48,9 @@ class _Shim:
         self._get.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
         self._error = scope.mmaemu_last_error
         self._error.restype = ctypes.c_char_p
+        model, policy = ctypes.c_char_p(), ctypes.c_char_p()
+        if self._get(ctypes.byref(model), ctypes.byref(policy)) == _ERR_NOT_BUILT:  # MMAEMU_BUILD_BLAS_SHIM=OFF
+            raise ShimNotLoadedError(self._error().decode())
 
     def set(self, model, policy):
         if self._set((model or "").encode(), (policy or "").encode()) != 0:

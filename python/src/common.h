@@ -64,7 +64,7 @@ struct Layout {
   int ld;
 };
 Layout layout_of(const py::array& x, const char* arg);
-/// "gpu-blas", "into-c" or "blas-into-c".
+/// A name of mmaemu_accumulate_parse: "gpu-blas", "into-c" or "blas-into-c".
 mmaemu_accumulate accumulate_arg(const std::string& a);
 
 /// Arguments are taken as objects and converted by these (args.cpp): a

@@ -30,13 +30,21 @@ void check_2d(const py::array& x, const char* arg) {
 }
 
 mmaemu_accumulate accumulate_arg(const std::string& a) {
-  if (a == "gpu-blas") return MMAEMU_ACC_GPU_BLAS;
-  if (a == "into-c") return MMAEMU_ACC_INTO_C;
-  if (a == "blas-into-c" || a == "accumulate-into-c") return MMAEMU_ACC_BLAS_INTO_C;  // as the shim's MMA_ACCUMULATE
-  throw py::value_error("unknown accumulate '" + a + "' (valid: gpu-blas, into-c, blas-into-c)");
+  mmaemu_accumulate mode;
+  if (mmaemu_accumulate_parse(a.c_str(), &mode) != MMAEMU_OK) throw py::value_error(mmaemu_last_error());
+  return mode;
 }
 
 namespace {
+
+// The accumulate modes' names, from the C API's table; blas_only: those
+// that keep the BLAS contract (the shim's MMA_ACCUMULATE).
+py::list accumulate_modes(bool blas_only) {
+  py::list names;
+  for (int mode = 0; const char* name = mmaemu_accumulate_name(mode); ++mode)
+    if (!blas_only || mmaemu_accumulate_keeps_blas(mode)) names.append(name);
+  return names;
+}
 
 bool is_value_format(mmaemu_format f) { return f == MMAEMU_FP64 || f == MMAEMU_FP32; }
 
@@ -162,6 +170,8 @@ void bind_gemm(py::module_& m) {
         py::arg("accumulate") = "gpu-blas", py::arg("rounding") = py::none(), py::arg("saturate") = py::none(),
         py::arg("a_format") = py::none(), py::arg("b_format") = py::none(), py::arg("c_format") = py::none(),
         py::arg("threads") = 0, py::arg("schedule") = "chain", "See mmaemu.matmul.");
+  m.def("accumulate_modes", &accumulate_modes, py::kw_only(), py::arg("blas_only") = false,
+        "The accumulate modes' names (matmul's accumulate=); blas_only: those of MMA_ACCUMULATE.");
   m.def("tile", &tile, py::arg("model"), py::arg("a"), py::arg("b"), py::arg("c") = py::none(), py::kw_only(),
         py::arg("input") = py::none(), py::arg("output") = "fp32", "See mmaemu.tile.");
 }

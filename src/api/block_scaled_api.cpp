@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "api/api_error.h"
+#include "api/enum_args.h"
+#include "api/gemm_args.h"
 #include "api/model_of.h"
 #include "driver/gemm.h"
 #include "driver/scaled_batch.h"
@@ -27,6 +29,7 @@
 namespace {
 
 using namespace mmaemu;
+using api::check_enum;
 using api::fail;
 using api::guarded;
 
@@ -46,10 +49,6 @@ int guarded_scaled(F&& f) {
   });
 }
 
-bool is_element(mmaemu_format f) {
-  return f == MMAEMU_E4M3 || f == MMAEMU_E5M2 || f == MMAEMU_E3M2 || f == MMAEMU_E2M3 || f == MMAEMU_E2M1;
-}
-bool is_scale(mmaemu_format f) { return f == MMAEMU_UE8M0 || f == MMAEMU_UE4M3; }
 Fmt fmt_of(mmaemu_format f) { return static_cast<Fmt>(f); }  // same order as Fmt
 
 void require(bool ok, const std::string& what) {
@@ -59,21 +58,21 @@ void require(bool ok, const std::string& what) {
 // The unit `desc` selects on `model`, with the descriptor's switches applied.
 ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) {
   require(model && d, "null model or descriptor");
-  require(is_element(d->a_format) && is_element(d->b_format),
-          "element formats must be E4M3, E5M2, E3M2, E2M3 or E2M1");
+  check_enum("a_format", d->a_format, api::kScaledElements);
+  check_enum("b_format", d->b_format, api::kScaledElements);
   require(d->block_size == 0 || d->block_size == 16 || d->block_size == 32, "block_size must be 0, 16 or 32");
-  require(d->block_size == 0 || is_scale(d->scale_format), "scale_format must be UE8M0 or UE4M3");
-  require(d->unit >= MMAEMU_UNIT_AUTO && d->unit <= MMAEMU_UNIT_GST, "unknown unit");
+  if (d->block_size != 0) check_enum("scale_format", d->scale_format, api::kScaleFormats);
+  check_enum("unit", d->unit, api::kScaledUnits);
   require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
           "fp4_packed needs E2M1 operands");
-  require(d->accumulate == MMAEMU_ACC_GPU_BLAS || d->accumulate == MMAEMU_ACC_INTO_C ||
-              d->accumulate == MMAEMU_ACC_BLAS_INTO_C,
-          "unknown accumulate mode (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)");
+  check_enum("accumulate", d->accumulate, api::kAccumulates);
   const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
+  // Without scales scale_format is not read (mmaemu.h), so any value is left out.
+  const Fmt scale = d->block_size != 0 ? fmt_of(d->scale_format) : Fmt::ue8m0;
   try {
     ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
-                                      fmt_of(d->b_format), d->block_size != 0, fmt_of(d->scale_format),
-                                      d->block_size, choice[d->unit]);
+                                      fmt_of(d->b_format), d->block_size != 0, scale, d->block_size,
+                                      choice[d->unit]);
     if (d->narrow_subnormals_normalize) u.narrow_subnormals = NarrowSubnormals::normalize;  // else the row's
     return u;
   } catch (const std::invalid_argument& e) {
@@ -122,27 +121,19 @@ void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t 
           std::string(name) + " leading dimension " + std::to_string(ld) + " < " + std::to_string(need));
 }
 
-bool trans_ok(mmaemu_transpose t) { return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS; }
-
-// Whether the chain starts from beta*C (mmaemu.h, mmaemu_accumulate):
-// BLAS_INTO_C does only where the unit's result needs no scaling,
-// alpha_eff = RNE32(alpha*g_a*g_b) = 1.
-bool chain_from_c(const mmaemu_block_scale_desc& d, float alpha) {
-  if (d.accumulate == MMAEMU_ACC_INTO_C) return true;
-  return d.accumulate == MMAEMU_ACC_BLAS_INTO_C && mul3_rne32(alpha, d.a_global_scale, d.b_global_scale) == 1.0f;
-}
-
 // C (fp32, in place, in the caller's layout) through driver::gemm, the
-// operands read through their lines. A column-major C is the row-major
-// C^T = op(B)^T op(A)^T, as mmaemu_gemm's: the units' products are
-// symmetric in their factors, so the bits are the same.
-void run_gemm(const ScaledUnit& u, const mmaemu_block_scale_desc& d, bool row_major, size_t M, size_t N, size_t K,
-              float alpha, driver::Operand a, driver::Operand b, float beta, float* C, int ldc) {
+// operands read through their lines. The chain starts from beta*C under
+// BLAS_INTO_C only where the unit's result needs no scaling, alpha_eff =
+// RNE32(alpha*g_a*g_b) = 1; the block-scaled units all read their
+// accumulator.
+void run_gemm(const ScaledUnit& u, const mmaemu_block_scale_desc& d, mmaemu_layout layout, size_t M, size_t N,
+              size_t K, float alpha, driver::Operand a, driver::Operand b, float beta, float* C, int ldc) {
   const driver::ScaledSpec scaled{&u, d.a_global_scale, d.b_global_scale};
   driver::GemmSpec spec;
   spec.scaled = &scaled;
-  spec.accumulate_into_c = chain_from_c(d, alpha);
-  if (!row_major) std::swap(a, b), std::swap(M, N);
+  const bool alpha_is_one = mul3_rne32(alpha, d.a_global_scale, d.b_global_scale) == 1.0f;
+  spec.accumulate_into_c = api::chain_from_c(d.accumulate, alpha_is_one, true);
+  api::to_row_major(layout, a, b, M, N);
   driver::gemm(spec, M, N, K, alpha, a, b, beta, Fmt::fp32, C, ldc);
 }
 
@@ -163,13 +154,19 @@ const uint8_t* batch_codes(const char* name, const uint8_t* x, size_t n, Fmt f, 
   return x;
 }
 
+// The output format of one of unit u's instructions: FP32, or FP16 where u has it.
+Fmt scaled_output(const ScaledUnit& u, mmaemu_format output) {
+  check_enum("output", output, api::kScaledOutputs);
+  const Fmt out = fmt_of(output);
+  if (!(u.outputs & fmt_bit(out))) throw Unsupported(std::string(u.instruction) + " has no fp16 output");
+  return out;
+}
+
 // count tiles of m x n x k (dots: m = n = 1) on the batched engine.
 int scaled_batch(const ScaledUnit& u, const mmaemu_block_scale_desc* desc, mmaemu_format output, size_t count,
                  size_t m, size_t n, size_t k, const uint8_t* A, const uint8_t* SA, const uint8_t* B,
                  const uint8_t* SB, const void* C, void* D, int threads) {
-  require(output == MMAEMU_FP32 || output == MMAEMU_FP16, "output must be FP32 or FP16");
-  const Fmt out = fmt_of(output);
-  if (!(u.outputs & fmt_bit(out))) throw Unsupported(std::string(u.instruction) + " has no fp16 output");
+  const Fmt out = scaled_output(u, output);
   if (count == 0) return MMAEMU_OK;
   require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
   const bool packed = desc->fp4_packed != 0;
@@ -202,8 +199,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                              int ldc) {
   return guarded_scaled([&] {
     const ScaledUnit u = resolve(model, desc);
-    require(layout == MMAEMU_ROW_MAJOR || layout == MMAEMU_COL_MAJOR, "layout must be row or column major");
-    require(trans_ok(ta) && trans_ok(tb), "bad transpose");
+    api::check_layout(layout, ta, tb);
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     if (m == 0 || n == 0) return MMAEMU_OK;
     // k against the block: driver::gemm's check (std::invalid_argument,
@@ -230,7 +226,7 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                                  true, packed, K, KB);
     const driver::StridedCodes b({B, static_cast<size_t>(ldb), row, bt}, {SB, static_cast<size_t>(ldsb), row, bt},
                                  false, packed, K, KB);
-    run_gemm(u, *desc, row, M, N, K, alpha, {fa, nullptr, 0, false, &a}, {fb, nullptr, 0, false, &b}, beta, C, ldc);
+    run_gemm(u, *desc, layout, M, N, K, alpha, {fa, nullptr, 0, false, &a}, {fb, nullptr, 0, false, &b}, beta, C, ldc);
     return MMAEMU_OK;
   });
 }
@@ -252,9 +248,7 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                              const uint8_t* SB, const void* C, void* D) {
   return guarded_scaled([&] {
     const ScaledUnit u = resolve(model, desc);
-    require(output == MMAEMU_FP32 || output == MMAEMU_FP16, "output must be FP32 or FP16");
-    const Fmt out = fmt_of(output);
-    if (!(u.outputs & fmt_bit(out))) throw Unsupported(std::string(u.instruction) + " has no fp16 output");
+    const Fmt out = scaled_output(u, output);
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
     const size_t M = u.m, N = u.n_min, K = u.k, KB = u.block ? K / u.block : 0;
     const bool packed = desc->fp4_packed != 0;
@@ -307,7 +301,7 @@ int mmaemu_dot_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_
 int mmaemu_quantize_mx(mmaemu_format element, int block_size, size_t n, const float* x, uint8_t* codes,
                        uint8_t* scales) {
   return guarded([&] {
-    require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
+    check_enum("element", element, api::kScaledElements);
     require(block_size > 0, "block_size must be positive");
     require(n == 0 || (x && codes && scales), "null pointer");
     quantise_mx(fmt_of(element), static_cast<size_t>(block_size), x, n, codes, scales);
@@ -337,8 +331,8 @@ int mmaemu_quantize_nvfp4(size_t n, const float* x, float encode, uint8_t* codes
 int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size, size_t n,
                       const uint8_t* codes, const uint8_t* scales, float global_scale, float* x) {
   return guarded([&] {
-    require(is_element(element), "element must be E4M3, E5M2, E3M2, E2M3 or E2M1");
-    require(is_scale(scale), "scale must be UE8M0 or UE4M3");
+    check_enum("element", element, api::kScaledElements);
+    check_enum("scale", scale, api::kScaleFormats);
     require(block_size > 0, "block_size must be positive");
     require(std::isfinite(global_scale) && global_scale > 0,
             "global_scale must be positive and finite (a decode scale), got " + std::to_string(global_scale));
@@ -383,9 +377,9 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
   if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
   desc.accumulate = accumulate;  // checked by resolve()
   return guarded_scaled([&] {
-    resolve(model, &desc);  // the model has the unit
-    require(layout == MMAEMU_ROW_MAJOR || layout == MMAEMU_COL_MAJOR, "layout must be row or column major");
-    require(trans_ok(ta) && trans_ok(tb), "bad transpose");
+    // The unit (the global scales, set below for NVFP4, do not choose it).
+    const ScaledUnit u = resolve(model, &desc);
+    api::check_layout(layout, ta, tb);
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
     const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs;
@@ -413,9 +407,8 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
       qa.encode = ga.encode, desc.a_global_scale = ga.decode;
       qb.encode = gb.encode, desc.b_global_scale = gb.decode;
     }
-    const ScaledUnit u = resolve(model, &desc);
     const driver::QuantisedLines a(sa, true, K, KP, qa), b(sb, false, K, KP, qb);
-    run_gemm(u, desc, row, M, N, KP, alpha, {qa.element, nullptr, 0, false, &a}, {qb.element, nullptr, 0, false, &b},
+    run_gemm(u, desc, layout, M, N, KP, alpha, {qa.element, nullptr, 0, false, &a}, {qb.element, nullptr, 0, false, &b},
              beta, C, ldc);
     return MMAEMU_OK;
   });

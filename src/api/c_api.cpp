@@ -4,11 +4,14 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <string>
 
 #include "api/api_error.h"
+#include "api/enum_args.h"
+#include "api/gemm_args.h"
 #include "api/model_of.h"
 #include "driver/batch.h"
 #include "driver/gemm.h"
@@ -26,6 +29,7 @@ struct mmaemu_model {
 
 const mmaemu::Model& mmaemu::api::model_of(const mmaemu_model* handle) { return handle->model; }
 
+static_assert(std::size(mmaemu::api::kFormats) == mmaemu::kFmtCount, "every format in the C API's check");
 static_assert(MMAEMU_MAX_THREADS == mmaemu::driver::kMaxThreads, "one thread cap: mmaemu.h and driver/parallel.h");
 
 namespace {
@@ -60,16 +64,8 @@ static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_
               MMAEMU_RNA == static_cast<int>(Round::rna),
               "mmaemu_rounding must match mmaemu::Round value for value");
 
-bool valid_format(int f) { return f >= MMAEMU_FP64 && f <= MMAEMU_E5M2FNUZ; }
-bool valid_rounding(int r) { return r >= MMAEMU_RNE && r <= MMAEMU_RNA; }
-bool valid_accumulate(int a) { return a >= MMAEMU_ACC_GPU_BLAS && a <= MMAEMU_ACC_BLAS_INTO_C; }
-
-// Whether the chain starts from beta*C (mmaemu.h, mmaemu_accumulate):
-// always under INTO_C; under BLAS_INTO_C only where that keeps the BLAS
-// contract, alpha = 1 on a unit that reads its accumulator.
-bool chain_from_c(mmaemu_accumulate a, double alpha, const ModelRow& row) {
-  return a == MMAEMU_ACC_INTO_C || (a == MMAEMU_ACC_BLAS_INTO_C && alpha == 1.0 && !row.ignores_c);
-}
+using api::check_enum;
+using api::kGemmFormats;
 
 // A thread count asked for: 0 .. driver::kMaxThreads (the message names the range).
 int check_threads(int threads) {
@@ -92,11 +88,17 @@ std::string supported_pairs(const Model& m) {
   return s;
 }
 
+// The unit for (input, output), or null with the error stored in `status`.
 const ModelRow* unit_row(const mmaemu_model* model, mmaemu_format input, mmaemu_format output,
                          int& status) {
-  status = MMAEMU_OK;
-  if (!model || !valid_format(input) || !valid_format(output)) {
-    status = fail(MMAEMU_ERR_ARGUMENT, "null model or invalid format");
+  status = guarded([&] {
+    check_enum("input", input, kGemmFormats);
+    check_enum("output", output, kGemmFormats);
+    return static_cast<int>(MMAEMU_OK);
+  });
+  if (status) return nullptr;
+  if (!model) {
+    status = fail(MMAEMU_ERR_ARGUMENT, "null model");
     return nullptr;
   }
   const ModelRow* row = model->model.find(to_fmt(input), to_fmt(output));
@@ -107,16 +109,26 @@ const ModelRow* unit_row(const mmaemu_model* model, mmaemu_format input, mmaemu_
   return row;
 }
 
-// Checks the BLAS arguments in reference-BLAS order; returns the 1-based
-// position of the first bad one (0 if all are fine), as xerbla reports it.
-int check_gemm_args(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
-                    int k, int lda, int ldb, int ldc) {
-  auto trans_ok = [](mmaemu_transpose t) {
-    return t == MMAEMU_NO_TRANS || t == MMAEMU_TRANS || t == MMAEMU_CONJ_TRANS;
-  };
-  if (layout != MMAEMU_ROW_MAJOR && layout != MMAEMU_COL_MAJOR) return 1;
-  if (!trans_ok(ta)) return 2;
-  if (!trans_ok(tb)) return 3;
+// The enum fields of mmaemu_gemm's options and its layout and transposes,
+// read as integers and checked by name.
+int check_gemm_enums(const mmaemu_gemm_options& opt, mmaemu_layout layout, mmaemu_transpose ta,
+                     mmaemu_transpose tb) {
+  return guarded([&] {
+    check_enum("a_storage", opt.a_storage, kGemmFormats);
+    check_enum("b_storage", opt.b_storage, kGemmFormats);
+    check_enum("c_storage", opt.c_storage, kGemmFormats);
+    check_enum("input_rounding", opt.input_rounding, api::kRoundings);
+    check_enum("accumulate", opt.accumulate, api::kAccumulates);
+    api::check_layout(layout, ta, tb);
+    return static_cast<int>(MMAEMU_OK);
+  });
+}
+
+// Checks the sizes of a GEMM (its enums checked) in reference-BLAS order;
+// returns the 1-based position of the first bad one (0 if all are fine), as
+// xerbla reports it.
+int check_gemm_sizes(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, int lda,
+                     int ldb, int ldc) {
   if (m < 0) return 4;
   if (n < 0) return 5;
   if (k < 0) return 6;
@@ -136,6 +148,7 @@ int check_gemm_args(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose 
 extern "C" {
 
 const char* mmaemu_last_error(void) { return g_error.c_str(); }
+int mmaemu_set_last_error(int status, const char* message) { return fail(status, message ? message : ""); }
 const char* mmaemu_version(void) { return MMAEMU_VERSION_STRING; }
 
 int mmaemu_model_lookup(const char* name, mmaemu_model** out) {
@@ -251,7 +264,7 @@ int mmaemu_parse_policy(const char* policy, mmaemu_gemm_options* opt) {
       "fp16, bf16, tf32, xf32, e4m3, e5m2, e4m3fnuz (fp8), e5m2fnuz (bf8), fp32, "
       "each optionally followed by :rne, :rz or :rna";
   const auto f = parse_fmt(fmt);
-  if (!f || *f == Fmt::fp64 || !valid_format(static_cast<int>(*f))) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
+  if (!f || *f == Fmt::fp64 || *f > Fmt::e5m2fnuz) return fail(MMAEMU_ERR_ARGUMENT, "unknown input policy '" + p + "' (valid: " + kValid + ")");
   opt->input = static_cast<mmaemu_format>(*f);
   // Defaults follow what the vendor stacks do: tf32/xf32 units truncate the
   // fp32 registers they read; fp16/bf16/fp8 conversions round to nearest.
@@ -271,16 +284,11 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
                 mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, double alpha,
                 const void* A, int lda, const void* B, int ldb, double beta, void* C, int ldc) {
   if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
-  if (!valid_format(opt->a_storage) || !valid_format(opt->b_storage) || !valid_format(opt->c_storage))
-    return fail(MMAEMU_ERR_ARGUMENT, "invalid storage format");
-  if (!valid_rounding(opt->input_rounding)) return fail(MMAEMU_ERR_ARGUMENT, "invalid input rounding");
-  if (!valid_accumulate(opt->accumulate))
-    return fail(MMAEMU_ERR_ARGUMENT, "invalid accumulate mode " + std::to_string(opt->accumulate) +
-                                         " (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)");
+  if (int bad = check_gemm_enums(*opt, layout, ta, tb)) return bad;
   int status;
   const ModelRow* row = unit_row(model, opt->input, opt->output, status);
   if (!row) return status;
-  if (int bad = check_gemm_args(layout, ta, tb, m, n, k, lda, ldb, ldc))
+  if (int bad = check_gemm_sizes(layout, ta, tb, m, n, k, lda, ldb, ldc))
     return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm: parameter " + std::to_string(bad) + " had an illegal value");
   driver::Schedule schedule;
   if (int bad = check_threads(opt->threads)) return bad;
@@ -297,18 +305,12 @@ int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options* opt, mmaem
     spec.row = row;
     spec.input_round = to_round(opt->input_rounding);
     spec.input_overflow = opt->saturate ? Overflow::saturate : Overflow::ieee;
-    spec.accumulate_into_c = chain_from_c(opt->accumulate, alpha, *row);
+    spec.accumulate_into_c = api::chain_from_c(opt->accumulate, alpha == 1.0, !row->ignores_c);
     spec.threads = opt->threads;
     driver::Operand a{to_fmt(opt->a_storage), A, lda, ta != MMAEMU_NO_TRANS};
     driver::Operand b{to_fmt(opt->b_storage), B, ldb, tb != MMAEMU_NO_TRANS};
     std::size_t mm = m, nn = n;
-    if (layout == MMAEMU_COL_MAJOR) {
-      // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T.
-      // A column-major X read row-major is X^T, so op(B)^T keeps B's own
-      // transpose flag. Products are symmetric in their factors: same bits.
-      std::swap(a, b);
-      std::swap(mm, nn);
-    }
+    api::to_row_major(layout, a, b, mm, nn);
     driver::scheduled_gemm(schedule, spec, mm, nn, static_cast<std::size_t>(k), alpha, a, b, beta,
                            to_fmt(opt->c_storage), C, ldc);
     return static_cast<int>(MMAEMU_OK);
@@ -365,8 +367,8 @@ int mmaemu_gemm_fp8_scaled(const mmaemu_model* model, const mmaemu_fp8_scaled_op
                            const uint8_t* A, int lda, const float* a_scales, const uint8_t* B, int ldb,
                            const float* b_scales, float* D, int ldd) {
   if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
-  if (opt->format != MMAEMU_E4M3 && opt->format != MMAEMU_E5M2)
-    return fail(MMAEMU_ERR_ARGUMENT, "scaled fp8 GEMM: format must be MMAEMU_E4M3 or MMAEMU_E5M2");
+  static constexpr api::EnumValue kFp8[] = {{MMAEMU_E4M3, "MMAEMU_E4M3"}, {MMAEMU_E5M2, "MMAEMU_E5M2"}};
+  if (int bad = api::enum_status("format", opt->format, kFp8)) return bad;
   int status;
   const ModelRow* row = unit_row(model, opt->format, MMAEMU_FP32, status);
   if (!row) return status;
@@ -393,8 +395,8 @@ int mmaemu_quantize_fp8_blocks(mmaemu_format format, int rows, int cols, const f
   if (rows < 0 || cols < 0 || block_rows <= 0 || block_cols <= 0 || ldx < std::max(1, cols) || ldq < std::max(1, cols))
     return fail(MMAEMU_ERR_ARGUMENT, "fp8 quantisation: bad size, block size or leading dimension");
   if (rows > 0 && cols > 0 && (!X || !Q || !scales)) return fail(MMAEMU_ERR_ARGUMENT, "null pointer");
-  if (!valid_format(format)) return fail(MMAEMU_ERR_ARGUMENT, "invalid format");
   return guarded([&] {
+    check_enum("format", format, kGemmFormats);
     driver::quantize_fp8_blocks(to_fmt(format), rows, cols, X, ldx, block_rows, block_cols, Q, ldq, scales);
     return static_cast<int>(MMAEMU_OK);
   });

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/api_error.h"
+#include "api/enum_args.h"
 #include "driver/gemm.h"
 #include "formats/format.h"
 #include "mmaemu/mmaemu.h"
@@ -33,8 +34,6 @@ Round to_round(mmaemu_rounding r) {
   return Round::rne;
 }
 
-bool valid_rounding(int r) { return r >= MMAEMU_RNE && r <= MMAEMU_RNA; }
-
 }  // namespace
 
 extern "C" {
@@ -59,8 +58,9 @@ int mmaemu_format_storage_bytes(int f) {
 
 int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n, mmaemu_rounding r,
                    int saturate) {
-  if (!valid(from) || !valid(to)) return api::fail(MMAEMU_ERR_ARGUMENT, "invalid format (valid: " + format_names() + ")");
-  if (!valid_rounding(r)) return api::fail(MMAEMU_ERR_ARGUMENT, "invalid rounding (valid: rne, rz, rd, ru, rna)");
+  if (const int bad = api::enum_status("from", from, api::kFormats)) return bad;
+  if (const int bad = api::enum_status("to", to, api::kFormats)) return bad;
+  if (const int bad = api::enum_status("r", r, api::kRoundings)) return bad;
   if (n > 0 && (!x || !y)) return api::fail(MMAEMU_ERR_ARGUMENT, "null array pointer");
   api::clear_error();
   const Fmt f = static_cast<Fmt>(from), t = static_cast<Fmt>(to);

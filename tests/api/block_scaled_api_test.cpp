@@ -305,23 +305,25 @@ struct Refusal {
 
 TEST_CASE("block-scaled GEMM: every refusal's status and whole message") {
   // One fault per call, each argument check of mmaemu_gemm_block_scaled
-  // and of the driver behind it, with the message the caller reads. A bad
-  // enum value stays within the enum's range (C++ reads no other without
-  // undefined behaviour): none is left for mmaemu_scaled_unit (0..3).
+  // and of the driver behind it, with the message the caller reads. An enum
+  // out of its range is read as an integer (mmaemu.h gives C++ the enums
+  // the underlying type int); tests/api/enum_range_test.c passes them from C.
   Model b200("B200"), h100("H100");
   const Refusal cases[] = {
       {"null model", [](GemmCall& g) { g.model = nullptr; }, MMAEMU_ERR_ARGUMENT,
        "null model or descriptor"},
       {"element format", [](GemmCall& g) { g.d.a_format = MMAEMU_FP16; }, MMAEMU_ERR_ARGUMENT,
-       "element formats must be E4M3, E5M2, E3M2, E2M3 or E2M1"},
+       "a_format = 4 is not valid (valid: MMAEMU_E4M3, MMAEMU_E5M2, MMAEMU_E3M2, MMAEMU_E2M3, MMAEMU_E2M1)"},
       {"block size", [](GemmCall& g) { g.d.block_size = 8; }, MMAEMU_ERR_ARGUMENT,
        "block_size must be 0, 16 or 32"},
       {"scale format", [](GemmCall& g) { g.d.scale_format = MMAEMU_E4M3; }, MMAEMU_ERR_ARGUMENT,
-       "scale_format must be UE8M0 or UE4M3"},
+       "scale_format = 5 is not valid (valid: MMAEMU_UE8M0, MMAEMU_UE4M3)"},
+      {"unit", [](GemmCall& g) { g.d.unit = static_cast<mmaemu_scaled_unit>(7); }, MMAEMU_ERR_ARGUMENT,
+       "unit = 7 is not valid (valid: MMAEMU_UNIT_AUTO, MMAEMU_UNIT_T, MMAEMU_UNIT_ST, MMAEMU_UNIT_GST)"},
       {"fp4_packed", [](GemmCall& g) { g.d.fp4_packed = 1; }, MMAEMU_ERR_ARGUMENT,
        "fp4_packed needs E2M1 operands"},
       {"accumulate", [](GemmCall& g) { g.d.accumulate = static_cast<mmaemu_accumulate>(3); }, MMAEMU_ERR_ARGUMENT,
-       "unknown accumulate mode (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)"},
+       "accumulate = 3 is not valid (valid: MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C)"},
       {"no unit on the model", [&](GemmCall& g) { g.model = h100.m; }, MMAEMU_ERR_UNSUPPORTED,
        "model H100 has no block-scaled or fp4/fp6 unit (models that have: B200, B200-RN, RTXPRO6000)"},
       {"no unit for the formats", [](GemmCall& g) { g.d.scale_format = MMAEMU_UE4M3; }, MMAEMU_ERR_UNSUPPORTED,
@@ -330,9 +332,9 @@ TEST_CASE("block-scaled GEMM: every refusal's status and whole message") {
        "tcgen05.mma.kind::mxf4nvf4.block32.ue8m0, tcgen05.mma.kind::mxf4nvf4.block16.ue8m0, "
        "tcgen05.mma.kind::mxf4nvf4.block16.ue4m3)"},
       {"layout", [](GemmCall& g) { g.layout = static_cast<mmaemu_layout>(3); }, MMAEMU_ERR_ARGUMENT,
-       "layout must be row or column major"},
+       "layout = 3 is not valid (valid: MMAEMU_ROW_MAJOR, MMAEMU_COL_MAJOR)"},
       {"transpose", [](GemmCall& g) { g.tb = static_cast<mmaemu_transpose>(5); }, MMAEMU_ERR_ARGUMENT,
-       "bad transpose"},
+       "tb = 5 is not valid (valid: MMAEMU_NO_TRANS, MMAEMU_TRANS, MMAEMU_CONJ_TRANS)"},
       {"negative k", [](GemmCall& g) { g.k = -1; }, MMAEMU_ERR_ARGUMENT,
        "negative m, n or k"},
       {"k not a multiple of the block", [](GemmCall& g) { g.k = 48; }, MMAEMU_ERR_ARGUMENT,

@@ -34,6 +34,14 @@ int main(void) {
     printf("sgemm: status %d, c = %a (expected 0x1p+1)\n", rc, c);
     return 1;
   }
-  printf("consumer (C) ok: libmmaemu %s\n", mmaemu_version());
+  /* The shim's switch links in every build; without the shim
+   * (MMAEMU_BUILD_BLAS_SHIM=OFF) it says so. */
+  const char *shim_model = NULL, *shim_policy = NULL;
+  const int shim = mmaemu_shim_get(&shim_model, &shim_policy);
+  if ((shim != MMAEMU_OK && shim != MMAEMU_ERR_NOT_BUILT) || (shim == MMAEMU_ERR_NOT_BUILT && !*mmaemu_last_error())) {
+    printf("mmaemu_shim_get: status %d, message '%s'\n", shim, mmaemu_last_error());
+    return 1;
+  }
+  printf("consumer (C) ok: libmmaemu %s%s\n", mmaemu_version(), shim == MMAEMU_OK ? "" : " (no BLAS shim)");
   return 0;
 }

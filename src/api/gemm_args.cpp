@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The GEMM entries' shared argument handling (api/gemm_args.h).
+#include "api/gemm_args.h"
+
+#include <utility>
+
+#include "api/enum_args.h"
+
+namespace mmaemu::api {
+
+void check_layout(int layout, int ta, int tb) {
+  check_enum("layout", layout, kLayouts);
+  check_enum("ta", ta, kTransposes);
+  check_enum("tb", tb, kTransposes);
+}
+
+bool chain_from_c(mmaemu_accumulate accumulate, bool alpha_is_one, bool unit_reads_c) {
+  return accumulate == MMAEMU_ACC_INTO_C || (accumulate == MMAEMU_ACC_BLAS_INTO_C && alpha_is_one && unit_reads_c);
+}
+
+void to_row_major(mmaemu_layout layout, driver::Operand& a, driver::Operand& b, std::size_t& m, std::size_t& n) {
+  if (layout != MMAEMU_COL_MAJOR) return;
+  std::swap(a, b);
+  std::swap(m, n);
+}
+
+}  // namespace mmaemu::api
