@@ -24,6 +24,8 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
 
 /// mmaemu explain MODEL --a LIST --b LIST [--c X] [--vs MODEL2] [--svg FILE]  (docs/explain.md)
 int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu sweep [...] -- PROGRAM ARGS: runs python/mmaemu/sweep.py (docs/sweep.md)
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& err);
 
 /// The usage lines of the commands.
 extern const char* const kCompareUsage;

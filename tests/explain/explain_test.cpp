@@ -44,7 +44,7 @@ std::string token(Fmt f, uint64_t code) {
 
 std::string list(Fmt f, const std::vector<uint64_t>& v) {
   std::string s;
-  for (uint64_t x : v) s += (s.empty() ? "" : ",") + token(f, x);
+  for (uint64_t x : v) s.append(s.empty() ? "" : ",").append(token(f, x));
   return s;
 }
 
