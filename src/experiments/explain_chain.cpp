@@ -45,20 +45,23 @@ uint64_t pairwise_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_
   const bool keep = row.flush_sign == FlushSign::keep;
   products(s, a, b);
   ExplainStage st{s.prefix + "pairwise tree of " + info(row.out).name + " RNE additions, c added last", {}, ""};
+  auto name = [&](std::size_t i) { return std::string("p").append(std::to_string(s.base + i + 1)); };
   uint64_t p[4] = {0, 0, 0, 0};
   const std::size_t g = static_cast<std::size_t>(row.pair_group);
   for (std::size_t i = 0; i < g; ++i) {
     const uint64_t x = op.read_input(i < s.k ? a[i] : 0), y = op.read_input(i < s.k ? b[i] : 0);
     p[i] = op.flush(op.rne(op.value(row.in, x) * op.value(row.in, y) + -0.0), keep);
-    st.lines.push_back("  p" + std::to_string(s.base + i + 1) + " rounded: " + code_text(row.out, p[i]));
+    st.lines.push_back("  " + name(i) + " rounded: " + code_text(row.out, p[i]));
   }
   c = op.positive(row.out, op.flush(c, keep));
+  const std::string left = name(0) + " + " + name(1), right = name(2) + " + " + name(3);
   uint64_t t = op.add(p[0], p[1]);
-  st.lines.push_back("  p1 + p2 = " + code_text(row.out, t));
+  st.lines.push_back("  " + left + " = " + code_text(row.out, t));
   if (g == 4) {
     const uint64_t u = op.add(p[2], p[3]);
     t = op.add(t, u);
-    st.lines.push_back("  p3 + p4 = " + code_text(row.out, u) + "; (p1 + p2) + (p3 + p4) = " + code_text(row.out, t));
+    st.lines.push_back("  " + right + " = " + code_text(row.out, u) + "; (" + left + ") + (" + right +
+                       ") = " + code_text(row.out, t));
   }
   uint64_t d = op.add(c, t);
   if (is_nan(row.out, d)) d = nan_result(row);

@@ -81,7 +81,7 @@ const char* product_form_name(ProductForm p) {
   switch (p) {
     case ProductForm::denormalised: return "denormalised: m_a*m_b in [1,4) at e_a+e_b";
     case ProductForm::normalised: return "normalised to [1,2)";
-    case ProductForm::fp32_rne: return "rounded to fp32, RNE";
+    case ProductForm::fp32_rne: return "exact here; the tree rounds each to fp32, RNE";
   }
   return "";
 }
