@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """python3 -m mmaemu run [--model M] [--input POLICY] [--verbose] -- script.py [args ...]
+python3 -m mmaemu sweep [options] -- PROGRAM [args ...]   (python3 -m mmaemu sweep --help)
 
 Re-executes python3 with libmmaemu.so preloaded as the BLAS shim, so that
 mmaemu.emulate() can switch it, and MMA_MODEL / MMA_INPUT_FORMAT set the
@@ -52,6 +53,9 @@ def _preload_env(lib):
 
 
 def main(argv):
+    if argv[:1] == ["sweep"]:  # its own options (mmaemu/sweep.py)
+        from .sweep import main as sweep
+        return sweep(argv[1:])
     parser = argparse.ArgumentParser(prog="python3 -m mmaemu", description=__doc__.split("\n\n")[1])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run a Python program with the BLAS shim preloaded")

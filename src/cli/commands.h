@@ -22,11 +22,17 @@ int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std
 /// mmaemu dot MODEL... --a LIST --b LIST [--c X]
 int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// mmaemu explain MODEL --a LIST --b LIST [--c X] [--vs MODEL2] [--svg FILE]  (docs/explain.md)
+int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu sweep [...] -- PROGRAM ARGS: runs python/mmaemu/sweep.py (docs/sweep.md)
+int cmd_sweep(const std::vector<std::string>& args, std::ostream& err);
+
 /// The usage lines of the commands.
 extern const char* const kCompareUsage;
 extern const char* const kExperimentUsage;
 extern const char* const kDistinguishUsage;
 extern const char* const kSmdUsage;
 extern const char* const kDotUsage;
+extern const char* const kExplainUsage;
 
 }  // namespace mmaemu::experiments

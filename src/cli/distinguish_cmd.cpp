@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/vector_args.h"
 #include "experiments/common.h"
 #include "experiments/distinguish.h"
 #include "formats/fast_convert.h"
@@ -94,56 +95,6 @@ int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std
   }
 }
 
-namespace {
-
-bool is_hex8(const std::string& t) {
-  if (t.size() != 8) return false;
-  for (char ch : t)
-    if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
-  return true;
-}
-
-// A token as a code of f: an fp32 pattern (8 hex digits; 32 binary digits),
-// or a number; exact in f or an error naming the token.
-uint64_t parse_token(const std::string& option, const std::string& t, Fmt f) {
-  double v;
-  if (is_hex8(t) || (t.size() == 32 && t.find_first_not_of("01") == std::string::npos)) {
-    const uint32_t p = static_cast<uint32_t>(std::strtoul(t.c_str(), nullptr, t.size() == 8 ? 16 : 2));
-    v = static_cast<double>(std::bit_cast<float>(p));
-  } else {
-    char* end = nullptr;
-    errno = 0;
-    v = std::strtod(t.c_str(), &end);
-    if (end == t.c_str() || *end || errno == ERANGE)
-      throw UsageError(option + ": '" + t + "' is neither a number nor an fp32 pattern (8 hex digits)");
-  }
-  const uint64_t code = convert_input(Fmt::fp64, f, std::bit_cast<uint64_t>(v), Round::rne, Overflow::ieee);
-  const double back = std::bit_cast<double>(convert(f, Fmt::fp64, code, Round::rne));
-  if (!(std::isnan(v) && std::isnan(back)) && (back != v || std::signbit(back) != std::signbit(v))) {
-    char b[96];
-    std::snprintf(b, sizeof b, "%.17g is not a value of %s (nearest: %.17g)", v, info(f).name, back);
-    throw UsageError(option + ": '" + t + "': " + b);
-  }
-  return code;
-}
-
-std::vector<uint64_t> parse_list(const std::string& option, const std::string& list, Fmt f) {
-  std::vector<uint64_t> v;
-  std::string t;
-  for (char ch : list + ",") {
-    if (ch == ',' || ch == ' ') {
-      if (!t.empty()) v.push_back(parse_token(option, t, f));
-      t.clear();
-    } else {
-      t += ch;
-    }
-  }
-  if (v.empty()) throw UsageError(option + " needs at least one value");
-  return v;
-}
-
-}  // namespace
-
 int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     std::vector<std::string> names, rest;
@@ -178,10 +129,7 @@ int cmd_dot(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       std::vector<uint64_t> ak = a, bk = b;
       ak.resize(k, 0), bk.resize(k, 0);
       const uint64_t d = evaluate(*r, ak, bk, c);
-      char line[256];
-      std::snprintf(line, sizeof line, "  %-14s %-30s k %-4zu d = %s  (%s = %s)\n", m.name.c_str(), r->instr, k,
-                    harness_token(fout, d, true).c_str(), code_hex(fout, d).c_str(), code_value(fout, d).c_str());
-      out << line;
+      out << dot_line(m.name, *r, k, d);
     }
     return 0;
   } catch (const UsageError& e) {

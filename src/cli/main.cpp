@@ -7,6 +7,8 @@
 //   mmaemu experiment NAME [...] the experiments (multiword, smd, lu-ir)
 //   mmaemu distinguish A B [...] inputs that tell two units apart
 //   mmaemu dot MODEL... [...]    one test vector on many units
+//   mmaemu explain MODEL [...]   one dot product, stage by stage
+//   mmaemu sweep [...] -- PROG   a program under many GPU settings
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -189,7 +191,13 @@ void usage(FILE* f) {
                "                      inputs on which two units differ, shrunk to a shortest\n"
                "                      one; mmaemu distinguish --help\n"
                "  dot MODEL... --a LIST --b LIST [--c X] [--input F] [--output O]\n"
-               "                      one test vector on many units\n");
+               "                      one test vector on many units\n"
+               "  explain MODEL --a LIST --b LIST [--c X] [--vs MODEL2] [--svg FILE]\n"
+               "                      one dot product as the unit computes it, stage by stage;\n"
+               "                      mmaemu explain --help\n"
+               "  sweep [options] -- PROGRAM ARGS...\n"
+               "                      run a program natively and under GPU settings (BLAS shim),\n"
+               "                      compare its outputs; mmaemu sweep --help\n");
 }
 
 }  // namespace
@@ -208,6 +216,8 @@ int main(int argc, char** argv) {
   if (cmd == "experiment") return experiments::cmd_experiment(args, std::cout, std::cerr);
   if (cmd == "distinguish") return experiments::cmd_distinguish(args, std::cout, std::cerr);
   if (cmd == "dot") return experiments::cmd_dot(args, std::cout, std::cerr);
+  if (cmd == "explain") return experiments::cmd_explain(args, std::cout, std::cerr);
+  if (cmd == "sweep") return experiments::cmd_sweep(args, std::cerr);
   if (cmd == "-h" || cmd == "--help" || cmd == "help") {
     usage(stdout);
     return 0;
