@@ -15,6 +15,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/mmaemu/mmaemu.h ${PROJECT_BINARY_DIR
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mmaemu)
 if(TARGET mmaemu_cli)
   install(TARGETS mmaemu_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # `mmaemu sweep` runs these (src/cli/sweep_cmd.cpp looks in share/mmaemu).
+  install(FILES ${PROJECT_SOURCE_DIR}/python/mmaemu/sweep.py ${PROJECT_SOURCE_DIR}/python/mmaemu/sweep_compare.py
+    ${PROJECT_SOURCE_DIR}/python/mmaemu/sweep_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/mmaemu)
 endif()
 if(TARGET mmaemu_bench)
   install(TARGETS mmaemu_bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
