@@ -211,7 +211,7 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
       // 80 above the products (the exact kernel's checks (b) and (c)), a
       // spread of operand exponents (check (a)), some zeros, subnormals,
       // NaN and Inf.
-      for (int t = 0; t < 40 * static_cast<int>(kScale); ++t) {
+      for (int t = 0; t < static_cast<int>(40 * kScale); ++t) {
         const std::size_t m = 1 + g.rng() % 5, n = 1 + g.rng() % 40, k = 1 + g.rng() % 13;
         const int centre = 1 + static_cast<int>(g.rng() % static_cast<uint64_t>(max_in));
         const int spread = static_cast<int>(g.rng() % 40);

@@ -21,7 +21,7 @@ using namespace mmaemu::test;
 TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision") {
   std::mt19937_64 rng(kSeed);
   std::size_t n = 0;
-  for (int t = 0; t < 200000 * static_cast<int>(kScale); ++t) {
+  for (int t = 0; t < static_cast<int>(200000 * kScale); ++t) {
     const bool neg = rng() & 1;
     uint64_t mag = rng() >> (rng() % 64);
     if (!mag) mag = 1;
