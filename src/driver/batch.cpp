@@ -612,12 +612,10 @@ void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std:
 }
 
 const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
+  constexpr const char* kEngineNames[] = {"simd", "exact"};  // in Engine's order
   const fast::KernelPlan plan = fast::plan(row, {o.use_reference, o.simd_off});
-  switch (engine_of(plan, 1, step_k(row))) {
-    case Engine::simd: return "simd";
-    case Engine::exact: return "exact";
-    case Engine::scalar: break;
-  }
+  const Engine e = engine_of(plan, 1, step_k(row));
+  if (e != Engine::scalar) return kEngineNames[static_cast<int>(e)];
   return plan.fp64 ? "fp64" : plan.step ? "scalar" : "reference";
 }
 

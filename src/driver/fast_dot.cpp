@@ -12,8 +12,11 @@
 
 namespace mmaemu::driver {
 
-uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
-  const fast::StepFn kernel = fast::plan(row).step;
+namespace {
+
+// fast_dot on the scalar step kernel of the row's plan (made once per call).
+uint64_t dot_on(const ModelRow& row, fast::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+                uint64_t c) {
   fast::FpEnvGuard env;
   if (!kernel || fast::operand_kind(row) == fast::Operand::real64) return ref::dot(row, k, a, b, c);
   // As ref::dot: wgmma with scale-d = 0 does not read C.
@@ -32,12 +35,19 @@ uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const u
   return d;
 }
 
+}  // namespace
+
+uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
+  return dot_on(row, fast::plan(row).step, k, a, b, c);
+}
+
 void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
                     const uint64_t* c, uint64_t* d, int threads) {
   constexpr std::size_t kBlock = 256;  // dot products per task
+  const fast::StepFn kernel = fast::plan(row).step;
   parallel_for(thread_count(threads), (count + kBlock - 1) / kBlock, Assign::blocks, [&](std::size_t t) {
     for (std::size_t s = t * kBlock; s < std::min(count, (t + 1) * kBlock); ++s)
-      d[s] = fast_dot(row, k, a + s * k, b + s * k, c[s]);
+      d[s] = dot_on(row, kernel, k, a + s * k, b + s * k, c[s]);
   });
 }
 

@@ -21,7 +21,7 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
-#include "driver/schedule_sink.h"
+#include "driver/acc_sink.h"
 #include "driver/special_fallback.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
@@ -195,7 +195,7 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
   p.jtasks = (p.groups + p.jb - 1) / p.jb;
 }
 
-// steps_task under a promotion sink (macro.h, RangeSink): per piece of the
+// steps_task under a promotion sink (acc_sink.h, RangeSink): per piece of the
 // chunk, the chains from +0 (or carried from the previous chunk) and, where
 // the piece ends, its results added into the sink; on the SIMD kernel two
 // rows per call, as steps_task.
