@@ -15,6 +15,7 @@
 #include "driver/acc_sink.h"
 #include "driver/epilogue.h"
 #include "driver/gemm.h"
+#include "driver/scratch.h"
 #include "kernels/plan.h"
 
 namespace mmaemu::driver {
@@ -31,11 +32,6 @@ inline std::size_t rows_per_thread(std::size_t m, int threads) {
 /// a power of two: a panel's vectors, kp elements apart, would then map to
 /// the same few cache sets, 4 KiB apart.
 inline constexpr std::size_t kKFewColumns = 1008;
-
-/// Scratch (accumulators, packed panels) is kept per thread between calls,
-/// so that small products allocate nothing; a buffer past this size is
-/// released at the end of the call.
-inline constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
 
 /// What every macro-kernel is given: the product's shape, operands,
 /// threads, epilogue and kernel plan.
