@@ -31,6 +31,7 @@
 #include "driver/gemm.h"
 #include "driver/pack.h"
 #include "driver/parallel.h"
+#include "driver/scratch.h"
 #include "driver/special_fallback.h"
 #include "kernels/plan.h"
 #include "kernels/product_pack.h"
@@ -181,9 +182,17 @@ void gather_codes(const Call& x, Codes<T> A, Codes<T> B, std::size_t q, std::siz
 // ---------------------------------------------------------------------------
 // One element at a time: the fp64 chain, the scalar kernels, the reference.
 
+// One element's codes gathered for the scalar paths: a slot of the
+// thread's scratch arena (scratch.h).
+struct GatheredCodes {
+  std::vector<uint64_t> a, b;
+  std::size_t held_bytes() const { return scratch_bytes(a, b); }
+};
+
 template <typename T>
 void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std::size_t q1) {
-  thread_local std::vector<uint64_t> a, b;
+  const Scratch<GatheredCodes> codes;
+  auto& [a, b] = *codes;
   a.resize(std::max<std::size_t>(x.p.k, 1));
   b.resize(a.size());
   for (std::size_t q = q0; q < q1; ++q) {
@@ -191,7 +200,7 @@ void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std:
     uint64_t d;
     if (x.use_reference || (!x.plan.step && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
     else if (x.plan.fp64) d = fast::fp64_chain(x.row, x.p.k, a.data(), b.data(), first_acc(x, q));
-    else d = fast_dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
+    else d = fast_dot(x.row, x.plan.step, x.p.k, a.data(), b.data(), load_out(x, q));
     store_out(x, q, d);
   }
 }
@@ -209,6 +218,7 @@ struct ProductPanel {
   AlignedBuf<float> val, sig;
   AlignedBuf<int32_t> exp;
   std::vector<uint32_t> special;  // per step of the chunk: bit j = lane j has a NaN/Inf input
+  std::size_t held_bytes() const { return scratch_bytes(ca, cb, val, sig, exp, special); }  // scratch.h
 };
 
 // The identity row panel: value and significand 1, exponent 0 (flags 0).
@@ -461,6 +471,7 @@ void simd_group(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, ProductPa
 struct ExactProducts {
   AlignedBuf<double> val, lo, hi;  // val[l*16 + j]; lo/hi[s*16 + j]: bounds of the products
   std::vector<uint32_t> special;
+  std::size_t held_bytes() const { return scratch_bytes(val, lo, hi, special); }  // scratch.h
 };
 
 // The products of the chunk and, per block and lane, the product of A's and
@@ -571,6 +582,8 @@ void exact_group(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, ExactPro
 
 enum class Engine : uint8_t { simd, exact, scalar };
 
+struct PositionsSlot;  // run_batch's position table (scratch.h)
+
 Engine engine_of(const fast::KernelPlan& plan, std::size_t k, std::size_t step) {
   if (k == 0 || step > fast::kMaxStep) return Engine::scalar;
   if (plan.macro == fast::Macro::exact) return Engine::exact;
@@ -588,11 +601,12 @@ struct Task {
     const Codes<T> A{static_cast<const T*>(x.p.A)}, B{static_cast<const T*>(x.p.B)};
     const std::size_t q0 = t * kGroupsPerTask * L, q1 = std::min(x.total, q0 + kGroupsPerTask * L);
     if (k.engine == Engine::scalar) return scalar_elements(x, A, B, q0, q1);
-    thread_local ProductPanel pp;
-    thread_local ExactProducts ep;
-    for (std::size_t q = q0; q < q1; q += L) {
-      if (k.engine == Engine::simd) simd_group(x, A, B, q, pp);
-      else exact_group(x, A, B, q, ep);
+    if (k.engine == Engine::simd) {
+      const Scratch<ProductPanel> pp;
+      for (std::size_t q = q0; q < q1; q += L) simd_group(x, A, B, q, *pp);
+    } else {
+      const Scratch<ExactProducts> ep;
+      for (std::size_t q = q0; q < q1; q += L) exact_group(x, A, B, q, *ep);
     }
   }
 };
@@ -612,12 +626,10 @@ void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std:
 }
 
 const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
+  constexpr const char* kEngineNames[] = {"simd", "exact"};  // in Engine's order
   const fast::KernelPlan plan = fast::plan(row, {o.use_reference, o.simd_off});
-  switch (engine_of(plan, 1, step_k(row))) {
-    case Engine::simd: return "simd";
-    case Engine::exact: return "exact";
-    case Engine::scalar: break;
-  }
+  const Engine e = engine_of(plan, 1, step_k(row));
+  if (e != Engine::scalar) return kEngineNames[static_cast<int>(e)];
   return plan.fp64 ? "fp64" : plan.step ? "scalar" : "reference";
 }
 
@@ -631,9 +643,9 @@ void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o
   x.real = fast::operand_kind(row) == fast::Operand::real;
   x.half = x.decode.width > 0;
   const bool inter = x.plan.simd && x.plan.simd_params.kind == fast::SimdKind::interleaved;
-  // (kept per thread between calls: a single tile allocates nothing; no
-  // task calls run_batch, so a thread's table serves one call at a time)
-  thread_local std::vector<uint32_t> pos;
+  // (a slot of the thread's scratch arena: a single tile allocates nothing)
+  const Scratch<std::vector<uint32_t>, PositionsSlot> pos_slot;
+  std::vector<uint32_t>& pos = *pos_slot;
   pos.clear();
   for (std::size_t l = 0; l < x.kp_chunk; ++l)
     pos.push_back(static_cast<uint32_t>(inter ? l - l % x.step + pair_position(l % x.step, x.step / 2) : l));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "driver/gemm.h"
+#include "driver/scratch.h"
 #include "kernels/fp_env.h"
 #include "kernels/plan.h"
 #include "models/row_facts.h"
@@ -12,14 +13,26 @@
 
 namespace mmaemu::driver {
 
-uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
-  const fast::StepFn kernel = fast::plan(row).step;
+namespace {
+
+// The staging of one step's operands: a slot of the thread's scratch arena
+// (scratch.h), no allocation per call.
+struct StepOperands {
+  std::vector<int32_t> sa, ea, sb, eb;
+  std::size_t held_bytes() const { return scratch_bytes(sa, ea, sb, eb); }
+};
+
+}  // namespace
+
+uint64_t fast_dot(const ModelRow& row, fast::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+                  uint64_t c) {
   fast::FpEnvGuard env;
   if (!kernel || fast::operand_kind(row) == fast::Operand::real64) return ref::dot(row, k, a, b, c);
   // As ref::dot: wgmma with scale-d = 0 does not read C.
   uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
   const std::size_t step = step_k(row);
-  thread_local std::vector<int32_t> sa, ea, sb, eb;  // (no allocation per call)
+  const Scratch<StepOperands> staging;
+  auto& [sa, ea, sb, eb] = *staging;
   for (auto* v : {&sa, &ea, &sb, &eb}) v->resize(std::max(step, v->size()));
   for (std::size_t i = 0; i < k; i += step) {
     const std::size_t len = std::min(step, k - i);
@@ -32,12 +45,17 @@ uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const u
   return d;
 }
 
+uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
+  return fast_dot(row, fast::plan(row).step, k, a, b, c);
+}
+
 void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
                     const uint64_t* c, uint64_t* d, int threads) {
   constexpr std::size_t kBlock = 256;  // dot products per task
+  const fast::StepFn kernel = fast::plan(row).step;
   parallel_for(thread_count(threads), (count + kBlock - 1) / kBlock, Assign::blocks, [&](std::size_t t) {
     for (std::size_t s = t * kBlock; s < std::min(count, (t + 1) * kBlock); ++s)
-      d[s] = fast_dot(row, k, a + s * k, b + s * k, c[s]);
+      d[s] = fast_dot(row, kernel, k, a + s * k, b + s * k, c[s]);
   });
 }
 

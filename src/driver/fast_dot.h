@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/scalar.h"
 #include "models/model.h"
 
 namespace mmaemu::driver {
@@ -14,6 +15,10 @@ namespace mmaemu::driver {
 /// for steps with NaN or Inf inputs, and for rows without a fast kernel):
 /// the same bits, faster.
 uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c);
+/// The same on the scalar step kernel of the row's plan (KernelPlan::step),
+/// made once by the caller for all its dot products.
+uint64_t fast_dot(const ModelRow& row, fast::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+                  uint64_t c);
 
 /// fast_dot for `count` samples: sample i has a[i*k ...], b[i*k ...], c[i];
 /// d[i] receives its result. Threads as the GEMM (thread_count(threads)).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The GEMM entry of block-FMA rows and block-scaled units alike: quick
-// returns, alpha = 0, the kernel plan, the thread count, and the
-// macro-kernel that runs it (macro.h). Packing is pack.cpp, the BLAS
+// returns, alpha = 0, the kernel plan (made once per call), the thread
+// count, and the unit kind's macro-kernel that runs it (macro.h). Packing is pack.cpp, the BLAS
 // epilogue epilogue.cpp; the numerics are the kernels' (kernels/).
 #include "driver/gemm.h"
 
@@ -25,26 +25,28 @@ int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t
   return work_threads(spec.threads, m, n, k, spec.work_per_thread);
 }
 
+fast::KernelPlan plan_of(const GemmSpec& spec) {
+  const fast::PlanOptions options{spec.use_reference, spec.simd_off};
+  return spec.scaled ? fast::plan(*spec.scaled->unit, options) : fast::plan(*spec.row, options);
+}
+
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc) {
   if (spec.scaled) check_scaled(spec, k, A, B, c_storage);
   if (m == 0 || n == 0) return;
+  gemm_on_plan(spec, plan_of(spec), m, n, k, alpha, A, B, beta, c_storage, C, ldc);
+}
+
+void gemm_on_plan(const GemmSpec& spec, const fast::KernelPlan& plan, std::size_t m, std::size_t n, std::size_t k,
+                  double alpha, const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
+                  std::ptrdiff_t ldc) {
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
-  const fast::PlanOptions options{spec.use_reference, spec.simd_off};
-  const fast::KernelPlan plan = spec.scaled ? fast::plan(*spec.scaled->unit, options) : fast::plan(*spec.row, options);
   const int threads = gemm_threads(spec, m, n, k);
   fast::FpEnvGuard env_main;
   if (epilogue.alpha() == 0.0) return epilogue.scale_only(m, n, threads);
-
-  const MacroArgs args{m, n, k, A, B, threads, epilogue, plan};
-  const auto call = [&] { return GemmCall{args, spec, *spec.row}; };
-  switch (plan.macro) {
-    case fast::Macro::chain: return run_chain_macro(call());
-    case fast::Macro::exact: return run_exact_macro(call());
-    case fast::Macro::steps: return run_steps_macro(call());
-    case fast::Macro::scaled: return run_scaled_macro({args, *spec.scaled});
-  }
+  // The unit kind's loop nest (unit_kinds.cpp): no switch over kinds here.
+  unit_kind(plan.macro).run({m, n, k, A, B, threads, epilogue, plan}, spec);
 }
 
 }  // namespace mmaemu::driver

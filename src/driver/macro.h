@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The macro-kernels: the loop nests around the kernels (BLIS's five loops
-// around the micro-kernel), one per fast::Macro. Each owns its blocking
-// constants (named at the top of its file), packs through pack.h and
-// hands every finished row of accumulators to the Epilogue.
+// around the micro-kernel), one per fast::Macro, each registered as a unit
+// kind (UnitKind, unit_kinds.cpp) that driver::gemm calls without a switch.
+// Each owns its blocking constants (named at the top of its file), packs
+// through pack.h and hands every finished row of accumulators to the
+// Epilogue.
 //
 // Threads and blocking partition only M x N; the k order of every output
 // element is the model's chain, so results never depend on them.
@@ -10,8 +12,10 @@
 
 #include <cstddef>
 
+#include "driver/acc_sink.h"
 #include "driver/epilogue.h"
 #include "driver/gemm.h"
+#include "driver/scratch.h"
 #include "kernels/plan.h"
 
 namespace mmaemu::driver {
@@ -29,24 +33,6 @@ inline std::size_t rows_per_thread(std::size_t m, int threads) {
 /// the same few cache sets, 4 KiB apart.
 inline constexpr std::size_t kKFewColumns = 1008;
 
-/// Scratch (accumulators, packed panels) is kept per thread between calls,
-/// so that small products allocate nothing; a buffer past this size is
-/// released at the end of the call.
-inline constexpr std::size_t kKeepBytes = std::size_t{4} << 20;
-
-/// Where a promoting call (driver::add_range, schedule_parts.h) puts its
-/// results instead of the epilogue: every chain starts from +0 at each
-/// multiple of `interval` k of the call, and at the end of each such piece
-/// (and of k) the piece's result, widened exactly to `main` (fp32, or fp64
-/// for an fp64 unit), is added into dst with one RNE addition. dst: m x n,
-/// row-major, leading dimension ld (docs/schedules.md, promote:P).
-struct RangeSink {
-  std::size_t interval;
-  void* dst;
-  std::ptrdiff_t ld;
-  Fmt main;
-};
-
 /// What every macro-kernel is given: the product's shape, operands,
 /// threads, epilogue and kernel plan.
 struct MacroArgs {
@@ -62,7 +48,7 @@ struct MacroArgs {
 struct GemmCall : MacroArgs {
   const GemmSpec& spec;
   const ModelRow& row;
-  const RangeSink* sink = nullptr;  // steps macro-kernel only; null: the epilogue
+  const RangeSink* sink = nullptr;  // steps macro-kernel only (acc_sink.h); null: the epilogue
 };
 
 /// FMA chains on register-blocked tiles (macro_chain.cpp).
@@ -86,5 +72,17 @@ void run_scaled_macro(const ScaledCall& g);
 /// input_overflow), k not a multiple of the scale block, element formats the
 /// unit does not take, operands without lines, C other than fp32.
 void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
+
+/// A unit kind as the driver sees it (docs/kernels.md, "Adding a unit
+/// kind"): the loop nest that runs a GEMM on the plan's kernel. driver::gemm
+/// calls `run` once per call, so the dispatch costs nothing per step.
+struct UnitKind {
+  fast::Macro macro;  // the kind's id in KernelPlan::macro
+  const char* name;   // "steps", "chain", "exact", "scaled"
+  void (*run)(const MacroArgs& args, const GemmSpec& spec);
+};
+
+/// The registered kind of plan.macro (unit_kinds.cpp: one row per fast::Macro).
+const UnitKind& unit_kind(fast::Macro macro);
 
 }  // namespace mmaemu::driver

@@ -17,9 +17,16 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/scratch.h"
 
 namespace mmaemu::driver {
 namespace {
+
+// The scratch slots (scratch.h): a call's B and accumulators, a private-B
+// task's own, each thread's A blocks.
+struct SharedBSlot;
+struct PrivateBSlot;
+struct ABlocksSlot;
 
 constexpr std::size_t kNC32 = 1024, kNC64 = 512;  // columns per N panel (fp32, fp64)
 constexpr std::size_t kMC = 64;                   // rows per task
@@ -71,7 +78,7 @@ struct ChainPanel {
 // One task: rows [i0, i0+mc) x micro-panels [p0, p1) over every sub-chunk.
 template <typename T>
 void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, std::size_t t) {
-  thread_local AlignedBuf<T> a_buf;  // this thread's A blocks, kept between tasks
+  const Scratch<AlignedBuf<T>, ABlocksSlot> a_buf;  // this thread's A blocks
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr std::size_t MR = kMR, NR = kNR<T>;
   const std::size_t nc = cp.nc;
@@ -84,7 +91,7 @@ void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, st
         acc[i * nc + w] = g.epilogue.zero_init()
                               ? T(0)
                               : std::bit_cast<T>(static_cast<U>(g.epilogue.initial_acc(i, cp.j0 + w)));
-  T* ap = a_buf.get(((mc + MR - 1) / MR) * kKC * MR);
+  T* ap = a_buf->get(((mc + MR - 1) / MR) * kKC * MR);
   for (std::size_t q = 0; q < cp.subs; ++q) {
     const std::size_t k0 = cp.ks0 + q * kKC, kc = std::min(kKC, g.k - k0);
     pack_chain<T>(g.row, g.spec, g.A, true, i0, mc, k0, kc, MR, ap);
@@ -94,15 +101,12 @@ void chain_task(const GemmCall& g, const ChainPanel& cp, const T* bp, T* acc, st
     for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, cp.j0 + w_lo, w_hi - w_lo);
 }
 
-// The accumulators and packed B, kept per thread between calls (macro.h,
-// kKeepBytes); every element is written before it is read.
+// The accumulators and packed B, a slot of the thread's scratch arena
+// (scratch.h); every element is written before it is read.
 template <typename T>
 struct ChainScratch {
   AlignedBuf<T> acc, b;
-  void trim() {
-    for (AlignedBuf<T>* buf : {&acc, &b})
-      if (buf->cap * sizeof(T) > kKeepBytes) *buf = AlignedBuf<T>{};
-  }
+  std::size_t held_bytes() const { return scratch_bytes(acc, b); }
 };
 
 // m <= kMC with many columns (short-wide products such as 10 x 10^6 x 10):
@@ -113,16 +117,13 @@ template <typename T>
 void chain_private_block(const GemmCall& g, std::size_t j0, std::size_t nc) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   constexpr std::size_t MR = kMR, NR = kNR<T>;
-  thread_local ChainScratch<T> own;  // this thread's accumulators and B sub-chunk
-  thread_local AlignedBuf<T> a_buf;  // this thread's A sub-chunk
-  struct Trim {  // on every path out
-    ChainScratch<T>& s;
-    ~Trim() { s.trim(); }
-  } trim{own};
+  const Scratch<ChainScratch<T>, PrivateBSlot> own_slot;  // this thread's accumulators and B sub-chunk
+  const Scratch<AlignedBuf<T>, ABlocksSlot> a_buf;        // this thread's A sub-chunk
+  ChainScratch<T>& own = *own_slot;
   const std::size_t npan = (nc + NR - 1) / NR;
   T* acc = own.acc.get(g.m * nc);
   T* bq = own.b.get(npan * kKC * NR);
-  T* ap = a_buf.get(((g.m + MR - 1) / MR) * kKC * MR);
+  T* ap = a_buf->get(((g.m + MR - 1) / MR) * kKC * MR);
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t w = 0; w < nc; ++w)
       acc[i * nc + w] =
@@ -156,11 +157,8 @@ void run_chain(const GemmCall& g) {
   constexpr std::size_t NR = kNR<T>, NC = sizeof(T) == 8 ? kNC64 : kNC32;
   // Few rows, and a micro-panel per thread at least: private B (above).
   if (g.m <= kMC && (g.n + NR - 1) / NR >= 2 * static_cast<std::size_t>(g.threads)) return run_chain_private<T>(g, NC);
-  thread_local ChainScratch<T> scratch;
-  struct Trim {  // on every path out
-    ChainScratch<T>& s;
-    ~Trim() { s.trim(); }
-  } trim{scratch};
+  const Scratch<ChainScratch<T>, SharedBSlot> call;
+  ChainScratch<T>& scratch = *call;
   AlignedBuf<T>& acc_buf = scratch.acc;
   AlignedBuf<T>& b_buf = scratch.b;
   for (std::size_t j0 = 0; j0 < g.n; j0 += NC) {

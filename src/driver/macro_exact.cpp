@@ -10,6 +10,7 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/scratch.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
 
@@ -157,18 +158,17 @@ void pack_exact_slice(const GemmCall& g, const ExactTasks& p, std::size_t k0, co
   pad_exact_lanes(g.row, b, s0, s1);
 }
 
-// The accumulators and B's panels of run_exact_macro, kept per thread.
+// The accumulators and B's panels of run_exact_macro, a slot of the
+// thread's scratch arena (scratch.h).
 struct ExactScratch {
   std::vector<uint32_t> acc;
   ExactPanel b, b_next;  // b_next: the next chunk's B (few columns)
-  void trim() {
-    if (acc.capacity() * sizeof(uint32_t) > kKeepBytes) acc = {};
-    for (ExactPanel* q : {&b, &b_next})
-      if ((q->val.cap + q->lo.cap + q->hi.cap) * sizeof(double) + q->special.capacity() > kKeepBytes) *q = ExactPanel{};
-  }
+  std::size_t held_bytes() const { return scratch_bytes(acc, b, b_next); }
 };
-
-thread_local ExactPanel t_a_panel;  // each thread's A rows
+// The slots: a call's B and accumulators, each thread's A rows.
+struct CallSlot;
+struct ARowsSlot;
+using ARows = Scratch<ExactPanel, ARowsSlot>;
 
 // The chunk of k from k0 on (KC long, the last shorter), its B in b.
 ExactChunk chunk_at(const GemmCall& g, std::size_t KC, std::size_t k0, const ExactPanel& b) {
@@ -189,7 +189,7 @@ void exact_panel(const GemmCall& g, ExactTasks& p, std::size_t KC, ExactScratch&
     pack_exact_b(g, p, k0, ch, sc.b);
     pad_exact_lanes(g.row, sc.b);
     parallel_for(g.threads, p.mblocks * p.jtasks, Assign::dynamic,
-                 [&](std::size_t t) { exact_task(g, ch, p, k0, t, t_a_panel, sc.acc.data()); });
+                 [&](std::size_t t) { exact_task(g, ch, p, k0, t, *ARows{}, sc.acc.data()); });
   }
 }
 
@@ -216,7 +216,7 @@ void exact_panel_few_columns(const GemmCall& g, ExactTasks& p, std::size_t KC, E
     if (!p.last) nb.resize(p.nc, next.kp, next.steps, true);
     const std::size_t tasks = p.mblocks * p.jtasks, next_slices = p.last ? 0 : slices(next);
     parallel_for(g.threads, tasks + next_slices, Assign::dynamic, [&](std::size_t t) {
-      if (t < tasks) exact_task(g, cur, p, k0, t, t_a_panel, sc.acc.data());
+      if (t < tasks) exact_task(g, cur, p, k0, t, *ARows{}, sc.acc.data());
       else pack_exact_slice(g, p, k0 + KC, next, nb, t - tasks, next_slices);
     });
   }
@@ -231,11 +231,8 @@ void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
   const std::size_t KC = std::max<std::size_t>(1, (few ? kFewChunks * kKFewColumns : kKTarget) / step) * step;
-  thread_local ExactScratch scratch;  // kept between calls (macro.h, kKeepBytes)
-  struct Trim {  // on every path out
-    ExactScratch& s;
-    ~Trim() { s.trim(); }
-  } trim{scratch};
+  const Scratch<ExactScratch, CallSlot> call;
+  ExactScratch& scratch = *call;
   scratch.acc.assign(g.m * std::min(kNC, g.n), 0u);
   for (std::size_t j0 = 0; j0 < g.n; j0 += kNC) {
     ExactTasks p{};

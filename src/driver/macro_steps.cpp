@@ -19,9 +19,10 @@
 
 #include "hwy/base.h"
 
+#include "driver/acc_sink.h"
 #include "driver/macro.h"
 #include "driver/pack.h"
-#include "driver/schedule_sink.h"
+#include "driver/scratch.h"
 #include "driver/special_fallback.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
@@ -195,7 +196,7 @@ void split_panel(const GemmCall& g, const StepsPlan& sp, StepsPanel& p) {
   p.jtasks = (p.groups + p.jb - 1) / p.jb;
 }
 
-// steps_task under a promotion sink (macro.h, RangeSink): per piece of the
+// steps_task under a promotion sink (acc_sink.h, RangeSink): per piece of the
 // chunk, the chains from +0 (or carried from the previous chunk) and, where
 // the piece ends, its results added into the sink; on the SIMD kernel two
 // rows per call, as steps_task.
@@ -314,21 +315,19 @@ std::size_t b_slices(const GemmCall& g, std::size_t groups, std::size_t steps) {
   return std::clamp<std::size_t>((2 * threads + groups - 1) / groups, 1, std::max<std::size_t>(steps, 1));
 }
 
-// Scratch kept between calls (no allocation per call for small products);
-// buffers past kKeepBytes (macro.h) are released at the end of the call.
+// Accumulators and B panels, a slot of the thread's scratch arena
+// (scratch.h): kept between calls, no allocation per call for small products.
 struct StepsScratch {
   std::vector<uint32_t> acc32;
   std::vector<uint64_t> acc64;
   Panel b, b_next;  // b_next: the next chunk's B (few columns)
-  void trim() {
-    if (acc32.capacity() * 4 + acc64.capacity() * 8 > kKeepBytes) acc32 = {}, acc64 = {};
-    for (Panel* p : {&b, &b_next})
-      if (p->bits.capacity() * 8 * 4 > kKeepBytes) *p = Panel{};  // bits: about a quarter of the panel
-  }
+  std::size_t held_bytes() const { return scratch_bytes(acc32, acc64, b, b_next); }
 };
-thread_local StepsScratch t_scratch;
-thread_local Panel t_a_panel;  // each thread's A rows
-thread_local StepsScratch t_private;  // each thread's own B columns (run_steps_private)
+// The slots: a call's shared B, a private-B task's own B, each thread's A rows.
+struct SharedBSlot;
+struct PrivateBSlot;
+struct ARowsSlot;
+using ARows = Scratch<Panel, ARowsSlot>;
 
 // The chunk of k from k0 on, its B packed into b.
 StepsChunk chunk_of(const GemmCall& g, const StepsPlan& sp, std::size_t nc, std::size_t k0, const Panel& b) {
@@ -354,7 +353,9 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
   while (jb > 1 && (groups + jb - 1) / jb < 4 * static_cast<std::size_t>(g.threads)) jb = (jb + 1) / 2;
   const std::size_t blocks = (groups + jb - 1) / jb;
   parallel_for(g.threads, blocks, Assign::dynamic, [&](std::size_t blk) {
-    StepsScratch& sc = t_private;
+    const Scratch<StepsScratch, PrivateBSlot> own;
+    const ARows a_rows;
+    StepsScratch& sc = *own;
     sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
     StepsPanel p{};
     p.j0 = blk * jb * L;
@@ -370,7 +371,7 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
       p.first = k0 == 0;
       p.last = k0 + sp.KC >= k_end;
       for (std::size_t gg = 0; gg < p.groups; ++gg) pack_steps_group(g, p, k0, ch, sc.b, gg);
-      steps_task(g, ch, p, k0, 0, t_a_panel, sc.acc32.data(), sc.acc64.data());
+      steps_task(g, ch, p, k0, 0, *a_rows, sc.acc32.data(), sc.acc64.data());
     }
   });
 }
@@ -398,7 +399,8 @@ void run_panel(const GemmCall& g, const StepsPlan& sp, StepsScratch& sc, StepsPa
     const PackTasks pack{g, p, ch, sc.b, k0, b_slices(g, p.groups, ch.steps)};
     parallel_for(g.threads, pack.count(), Assign::blocks, pack);
     parallel_for(g.threads, sp.mblocks * p.jtasks, Assign::dynamic, [&](std::size_t t) {
-      steps_task(g, ch, p, k0, t, t_a_panel, sc.acc32.data(), sc.acc64.data());
+      const ARows a_rows;
+      steps_task(g, ch, p, k0, t, *a_rows, sc.acc32.data(), sc.acc64.data());
     });
   }
 }
@@ -423,8 +425,9 @@ void run_panel_few_columns(const GemmCall& g, const StepsPlan& sp, StepsScratch&
     const PackTasks pack{g, p, next, nb, k0 + sp.KC, p.last ? 0 : b_slices(g, p.groups, next.steps)};
     const std::size_t tasks = sp.mblocks * p.jtasks;
     parallel_for(g.threads, tasks + pack.count(), Assign::dynamic, [&](std::size_t t) {
-      if (t < tasks) steps_task(g, cur, p, k0, t, t_a_panel, sc.acc32.data(), sc.acc64.data());
-      else pack(t - tasks);
+      if (t >= tasks) return pack(t - tasks);
+      const ARows a_rows;
+      steps_task(g, cur, p, k0, t, *a_rows, sc.acc32.data(), sc.acc64.data());
     });
   }
 }
@@ -446,7 +449,8 @@ void run_steps_macro(const GemmCall& g) {
   sp.NC = panel_columns(g, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
   sp.mblocks = (g.m + sp.mc - 1) / sp.mc;
   if (private_b) return run_steps_private(g, sp);
-  StepsScratch& sc = t_scratch;
+  const Scratch<StepsScratch, SharedBSlot> call;
+  StepsScratch& sc = *call;
   // Under a sink on the SIMD kernel whose pieces never span a chunk (KC a
   // multiple of the interval), the accumulators live in registers only.
   const bool no_acc = g.sink && g.plan.simd && sp.KC % g.sink->interval == 0;
@@ -462,7 +466,6 @@ void run_steps_macro(const GemmCall& g) {
     if (few_columns) run_panel_few_columns(g, sp, sc, p);
     else run_panel(g, sp, sc, p);
   }
-  sc.trim();
 }
 
 }  // namespace mmaemu::driver

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "driver/scratch.h"
 #include "formats/fast_convert.h"
 #include "formats/fast_round.h"
 #include "kernels/pack_simd.h"
@@ -287,14 +288,24 @@ constexpr std::size_t kSimdChunk = 4096;
 // rows its positions and its elements the group's vectors, lane arrays
 // written in place and bits/sig transposed after. The elements it lists
 // are packed again by pack_scalar_element().
+// pack_vectors_simd()'s gathered inputs, listed elements and transposed
+// lane arrays: a slot of the thread's scratch arena (scratch.h).
+struct SimdStaging {
+  std::vector<uint32_t> in;
+  std::vector<std::size_t> odd;
+  std::vector<uint64_t> tbits;
+  std::vector<int32_t> tsig;
+  std::size_t held_bytes() const { return scratch_bytes(in, odd, tbits, tsig); }
+};
+// pack_vectors()'s gathered codes (scratch.h).
+struct RawSlot;
+
 void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const fast::PackDecode& pd,
                        const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
                        std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
                        const Fp32Layout& f32) {
-  thread_local std::vector<uint32_t> in;
-  thread_local std::vector<std::size_t> odd;
-  thread_local std::vector<uint64_t> tbits;
-  thread_local std::vector<int32_t> tsig;
+  const Scratch<SimdStaging> staging;
+  auto& [in, odd, tbits, tsig] = *staging;
   const VecStrides st = vec_strides(X, is_a);
   const uint32_t* base = static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
                          static_cast<std::ptrdiff_t>(k0) * st.k;
@@ -389,7 +400,8 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
   fast::PackDecode pd{};
   if (mode == PackMode::best && simd_decode(row, conv, X.storage, p, table, f32, pd))
     return pack_vectors_simd(row, spec, conv, pd, X, is_a, index0, count, k0, k, p, v0, pos0, table, f32);
-  thread_local std::vector<uint64_t> raw;
+  const Scratch<std::vector<uint64_t>, RawSlot> raw_slot;
+  std::vector<uint64_t>& raw = *raw_slot;
   raw.resize(std::max<std::size_t>(count * k, 1));
   if (!p.lane_sig.empty()) {  // lane-interleaved (B): group by group
     for (std::size_t q0 = 0; q0 < count;) {

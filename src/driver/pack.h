@@ -18,6 +18,7 @@
 #include "hwy/aligned_allocator.h"
 
 #include "driver/gemm.h"
+#include "driver/scratch.h"
 #include "formats/fast_convert.h"
 #include "formats/narrow_table.h"
 #include "kernels/simd.h"
@@ -121,6 +122,11 @@ struct Panel {
     std::fill(group_special.begin() + g * steps + step_of(l0), group_special.begin() + g * steps + step_of(l1), 0);
   }
 
+  // The bytes the panel holds (the scratch arena's trim rule, scratch.h).
+  std::size_t held_bytes() const {
+    return scratch_bytes(bits, sig, exp, special, fval, fsig, lane_val, lane_sig, lane_exp, group_special);
+  }
+
  private:
   std::size_t step_of(std::size_t l) const { return kp ? l * steps / kp : 0; }  // l: a whole number of steps
   template <typename T>
@@ -142,6 +148,7 @@ struct AlignedBuf {
     }
     return p.get();
   }
+  std::size_t held_bytes() const { return cap * sizeof(T); }  // scratch.h
 };
 
 // ---------------------------------------------------------------------------
@@ -164,6 +171,8 @@ struct ExactPanel {
     special.assign(n * steps, 0);
     if (lanes) group_special.assign(groups * steps, 0);
   }
+  // The bytes the panel holds (the scratch arena's trim rule, scratch.h).
+  std::size_t held_bytes() const { return scratch_bytes(val, lo, hi, special, group_special); }
 };
 
 // One unit-format element decoded for the steps kernels: pack_element()'s

@@ -19,6 +19,7 @@
 
 #include "driver/batch.h"
 #include "driver/scaled_decode.h"
+#include "driver/scratch.h"
 #include "driver/special_fallback.h"
 #include "kernels/plan.h"
 #include "ref/block_scaled.h"
@@ -99,6 +100,7 @@ struct Panels {
   std::vector<uint32_t> nz;     // GST: per (group, lane)
   std::vector<double> scale;    // GST: per (scale block, lane)
   std::vector<uint32_t> special;  // per step: the lanes with a NaN/Inf element or a NaN scale
+  std::size_t held_bytes() const { return scratch_bytes(val, exp, sexp, nz, scale, special); }  // scratch.h
 };
 
 // The identity row (every entry is an identity of the kernel's operation).
@@ -220,8 +222,8 @@ struct Task {
     const Task& k = *static_cast<const Task*>(ctx);
     const std::size_t q0 = t * kGroupsPerTask * L, q1 = std::min(k.x->total, q0 + kGroupsPerTask * L);
     if (!k.simd) return reference_elements(*k.x, q0, q1);
-    thread_local Panels p;
-    for (std::size_t q = q0; q < q1; q += L) simd_group(*k.x, q, p);
+    const Scratch<Panels> p;
+    for (std::size_t q = q0; q < q1; q += L) simd_group(*k.x, q, *p);
   }
 };
 

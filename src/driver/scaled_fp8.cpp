@@ -30,12 +30,13 @@ void scaled_fp8_gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::si
   const std::size_t nb = std::min<std::size_t>(n, std::max<std::size_t>(16, (std::size_t{32} << 20) / (8 * m)));
   std::vector<float> main(m * nb), piece(m * nb);
   const MainEpilogue epi{row, 1.0, 0.0, false, Fmt::fp32, D, ldd, threads};
+  const fast::KernelPlan plan = plan_of(spec);  // once per call, for every piece
   for (std::size_t j0 = 0; j0 < n; j0 += nb) {
     const Block blk{m, j0, std::min(nb, n - j0), threads};
     fill_zero(blk, main.data());
     for (std::size_t q = 0; q < kb; ++q) {
       const std::size_t k0 = q * layout.block_k;
-      unit_piece(spec, blk, {k0, std::min(layout.block_k, k - k0)}, A, B, Fmt::fp32, piece.data());
+      unit_piece(spec, plan, blk, {k0, std::min(layout.block_k, k - k0)}, A, B, Fmt::fp32, piece.data());
       parallel_for(threads, m, Assign::blocks, [&](std::size_t i) {  // binary32 RNE
         const float a_scale = sa[i * kb + q];
         for (std::size_t w = 0; w < blk.nc; ++w) {

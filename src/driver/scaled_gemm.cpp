@@ -281,35 +281,18 @@ void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::
 }
 
 // Step s of row r of A against column `col` of B (local indices) on the
-// reference, padded as ref::scaled_chain.
+// reference step of ref::scaled_chain (the last one padded).
 uint32_t reference_step(const Call& c, std::size_t r, std::size_t col, std::size_t s, uint32_t acc) {
   const Shape& sh = c.e.sh;
-  const ScaledUnit& u = c.e.u;
-  const std::size_t l0 = s * sh.uk, len = std::min(sh.uk, sh.k - l0), t0 = sh.block ? l0 / sh.block : 0;
-  ref::ScaledStep st{c.e.g.A.storage,
-                     c.e.g.B.storage,
-                     &c.a.codes[r * sh.k + l0],
-                     &c.b.codes[col * sh.k + l0],
-                     sh.block ? &c.a.scales[r * sh.nb + t0] : nullptr,
-                     sh.block ? &c.b.scales[col * sh.nb + t0] : nullptr,
-                     acc};
-  std::vector<uint8_t> pa, pb, psa, psb;  // the last step only
-  if (len < sh.uk) {
-    pa.assign(sh.uk, 0), pb.assign(sh.uk, 0);
-    std::copy(st.a, st.a + len, pa.begin());
-    std::copy(st.b, st.b + len, pb.begin());
-    st.a = pa.data();
-    st.b = pb.data();
-    if (sh.block) {
-      psa.assign(sh.bps, neutral_scale(u.scale));
-      psb.assign(sh.bps, neutral_scale(u.scale));
-      std::copy(st.sa, st.sa + len / sh.block, psa.begin());
-      std::copy(st.sb, st.sb + len / sh.block, psb.begin());
-      st.sa = psa.data();
-      st.sb = psb.data();
-    }
-  }
-  return static_cast<uint32_t>(ref::scaled_instruction(u, Fmt::fp32, st));
+  const std::size_t l0 = s * sh.uk, t0 = sh.block ? l0 / sh.block : 0;
+  const ref::ScaledStep st{c.e.g.A.storage,
+                           c.e.g.B.storage,
+                           &c.a.codes[r * sh.k + l0],
+                           &c.b.codes[col * sh.k + l0],
+                           sh.block ? &c.a.scales[r * sh.nb + t0] : nullptr,
+                           sh.block ? &c.b.scales[col * sh.nb + t0] : nullptr,
+                           acc};
+  return static_cast<uint32_t>(ref::scaled_step(c.e.u, Fmt::fp32, st, std::min(sh.uk, sh.k - l0)));
 }
 
 // Steps [s0, s1) of row r's chains against panel q: runs of clean steps

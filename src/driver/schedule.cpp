@@ -51,8 +51,9 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
 constexpr std::size_t kScratchBudget = std::size_t{64} << 20;
 
 template <typename T>
-void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
-                   const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc) {
+void run_scheduled(const Schedule& s, const GemmSpec& spec, const fast::KernelPlan& plan, std::size_t m, std::size_t n,
+                   std::size_t k, double alpha, const Operand& A, const Operand& B, double beta, Fmt c_storage,
+                   void* C, std::ptrdiff_t ldc) {
   const ModelRow& row = *spec.row;
   const Fmt F = main_format(row);
   const int threads = thread_count(spec.threads);
@@ -69,7 +70,7 @@ void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::
     const std::size_t nc = std::min(nb, n - j0);
     const Block blk{m, j0, nc, threads};
     // dst (+)= the pieces of r: dst = ((dst + p0) + p1) + ...
-    auto add_pieces = [&](KRange r, T* dst) { add_range(spec, blk, r, s.promote, A, B, dst); };
+    auto add_pieces = [&](KRange r, T* dst) { add_range(spec, plan, blk, r, s.promote, A, B, dst); };
     init_main(epi, blk, main.data());
     if (!s.split) {
       add_pieces(slices.front(), main.data());
@@ -86,7 +87,7 @@ void run_scheduled(const Schedule& s, const GemmSpec& spec, std::size_t m, std::
     } else {
       for (std::size_t q = 0; q < slices.size(); ++q) {
         if (!s.promote) {
-          unit_piece(spec, blk, slices[q], A, B, F, parts[q].data());
+          unit_piece(spec, plan, blk, slices[q], A, B, F, parts[q].data());
           continue;
         }
         fill_zero(blk, parts[q].data());
@@ -169,15 +170,16 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
                     std::ptrdiff_t ldc) {
   check_schedule(s, *spec.row);
   if (s.is_chain() || alpha == 0.0 || m == 0 || n == 0) return gemm(spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
+  const fast::KernelPlan plan = plan_of(spec);  // once per call, for every piece
   const auto run_all = [&](const GemmSpec& sp, std::size_t i0, std::size_t rows, void* c) {
     if (main_format(*spec.row) == Fmt::fp64)
-      run_scheduled<double>(s, sp, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+      run_scheduled<double>(s, sp, plan, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
     else
-      run_scheduled<float>(s, sp, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
+      run_scheduled<float>(s, sp, plan, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
   };
   // promote:P alone on the steps macro-kernel: one pass of it per block of
   // columns, on all threads (B packed once, the kernel's own task split).
-  if (!s.split && in_kernel(spec, s.promote, k)) return run_all(spec, 0, m, C);
+  if (!s.split && in_kernel(plan, *spec.row, s.promote, k)) return run_all(spec, 0, m, C);
   // Otherwise threads take slices of rows, each running the whole schedule
   // on one thread: one synchronisation per call instead of several per
   // piece (each element's arithmetic is the same either way). B is packed
@@ -212,10 +214,12 @@ std::ptrdiff_t c_at(const Block& b, std::ptrdiff_t ldc, std::size_t i, std::size
 }
 }  // namespace
 
-void unit_piece(const GemmSpec& spec, const Block& b, KRange r, const Operand& A, const Operand& B, Fmt F, void* out) {
+void unit_piece(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& b, KRange r, const Operand& A,
+                const Operand& B, Fmt F, void* out) {
+  if (b.m == 0 || b.nc == 0) return;
   GemmSpec piece = spec;
   piece.accumulate_into_c = false;
-  gemm(piece, b.m, b.nc, r.len, 1.0, shifted(A, 0, r.k0), shifted(B, r.k0, b.j0), 0.0, F, out,
+  gemm_on_plan(piece, plan, b.m, b.nc, r.len, 1.0, shifted(A, 0, r.k0), shifted(B, r.k0, b.j0), 0.0, F, out,
        static_cast<std::ptrdiff_t>(b.nc));
 }
 

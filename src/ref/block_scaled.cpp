@@ -252,33 +252,35 @@ uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s
 // ---------------------------------------------------------------------------
 // GEMM level (§4.2-§4.4).
 
+uint64_t scaled_step(const ScaledUnit& u, Fmt out, ScaledStep s, std::size_t len) {
+  const std::size_t step = static_cast<std::size_t>(u.k);
+  if (len >= step) return scaled_instruction(u, out, s);
+  // The last instruction of a chain: zero elements, neutral scales.
+  std::vector<uint8_t> pa(step, 0), pb(step, 0), psa, psb;
+  std::copy(s.a, s.a + len, pa.begin());
+  std::copy(s.b, s.b + len, pb.begin());
+  s.a = pa.data();
+  s.b = pb.data();
+  if (u.block) {
+    const std::size_t block = static_cast<std::size_t>(u.block);
+    psa.assign(step / block, neutral_scale(u.scale));
+    psb.assign(step / block, neutral_scale(u.scale));
+    std::copy(s.sa, s.sa + len / block, psa.begin());
+    std::copy(s.sb, s.sb + len / block, psb.begin());
+    s.sa = psa.data();
+    s.sb = psb.data();
+  }
+  return scaled_instruction(u, out, s);
+}
+
 uint64_t scaled_chain(const ScaledUnit& u, Fmt out, Fmt fa, Fmt fb, std::size_t k, const uint8_t* a,
                       const uint8_t* sa, const uint8_t* b, const uint8_t* sb, uint64_t acc) {
   const std::size_t step = static_cast<std::size_t>(u.k);
   const std::size_t block = u.block ? static_cast<std::size_t>(u.block) : step;
-  const std::size_t scales = step / block;
-  std::vector<uint8_t> pa(step), pb(step), psa(scales), psb(scales);
   for (std::size_t i = 0; i < k; i += step) {  // increasing k; never an all-padding step
-    const std::size_t len = std::min(step, k - i);
-    ScaledStep s{fa, fb, a + i, b + i, u.block ? sa + i / block : nullptr,
-                 u.block ? sb + i / block : nullptr, acc};
-    if (len < step) {  // the last instruction: zero elements, neutral scales
-      std::fill(pa.begin(), pa.end(), 0);
-      std::fill(pb.begin(), pb.end(), 0);
-      std::copy(a + i, a + i + len, pa.begin());
-      std::copy(b + i, b + i + len, pb.begin());
-      s.a = pa.data();
-      s.b = pb.data();
-      if (u.block) {
-        std::fill(psa.begin(), psa.end(), neutral_scale(u.scale));
-        std::fill(psb.begin(), psb.end(), neutral_scale(u.scale));
-        std::copy(s.sa, s.sa + len / block, psa.begin());
-        std::copy(s.sb, s.sb + len / block, psb.begin());
-        s.sa = psa.data();
-        s.sb = psb.data();
-      }
-    }
-    acc = scaled_instruction(u, out, s);
+    const ScaledStep s{fa, fb, a + i, b + i, u.block ? sa + i / block : nullptr, u.block ? sb + i / block : nullptr,
+                       acc};
+    acc = scaled_step(u, out, s, std::min(step, k - i));
   }
   return acc;
 }

@@ -31,6 +31,11 @@ struct ScaledStep {
 /// std::invalid_argument for formats the row does not take.
 uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s);
 
+/// One instruction of a chain whose operands hold len <= unit.k elements
+/// (and len/block scales): the last instruction of a chain is padded with
+/// zero elements and neutral scales (§4); a full one is scaled_instruction.
+uint64_t scaled_step(const ScaledUnit& unit, Fmt out, ScaledStep s, std::size_t len);
+
 /// How the chain along K starts (as mmaemu_accumulate): from +0 with the
 /// epilogue adding beta*C (gpu_blas), or from beta*C (into_c).
 enum class ScaledAccumulate : uint8_t { gpu_blas, into_c };

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "common/engine_rows.h"
+#include "driver/acc_sink.h"
 #include "driver/schedule.h"
 #include "driver/schedule_parts.h"
-#include "driver/schedule_sink.h"
 #include "formats/fast_round.h"
 #include "kernels/fp_env.h"
 #include "kernels/plan.h"
@@ -183,7 +183,7 @@ std::size_t check_add_range(const std::string& name, const ModelRow& row, Path p
   for (auto& d : dst) d = static_cast<Bits<T>>(g.bits(F, false, 0));
   const std::vector<Bits<T>> dst0 = dst;
   const driver::Block blk{m, j0, nc, spec.threads};
-  driver::add_range(spec, blk, {k0, len}, interval, p.op_a(row), p.op_b(row), reinterpret_cast<T*>(dst.data()));
+  driver::add_range(spec, driver::plan_of(spec), blk, {k0, len}, interval, p.op_a(row), p.op_b(row), reinterpret_cast<T*>(dst.data()));
   std::size_t bad = 0;
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t w = 0; w < nc; ++w) {

@@ -109,6 +109,12 @@ TEST_CASE("GEMM padding: K = 32 on a 64-wide GST unit equals the padded instruct
   const uint64_t chained = mmaemu::ref::scaled_chain(u, mmaemu::Fmt::fp32, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 32, a.data(), sa, b.data(), sb, 0x80000000u);
   CHECK(chained == one);
   CHECK(one == 0xAA000000u);  // -2^-43
+  // The padded step alone: what lies past the 32 elements and the first
+  // scale is never read (zero elements and a neutral scale take its place).
+  std::vector<uint8_t> a2 = a, b2 = b;
+  a2[40] = b2[40] = 0x07;  // 6
+  const uint8_t sa2[2] = {0x54, 0x90}, sb2[2] = {0x7F, 0x90};
+  CHECK(mmaemu::ref::scaled_step(u, mmaemu::Fmt::fp32, {mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, a2.data(), b2.data(), sa2, sb2, 0x80000000u}, 32) == one);
   // k = 0 issues no instruction: a -0 accumulator stays -0.
   CHECK(mmaemu::ref::scaled_chain(u, mmaemu::Fmt::fp32, mmaemu::Fmt::e2m1, mmaemu::Fmt::e2m1, 0, a.data(), sa, b.data(), sb, 0x80000000u) == 0x80000000u);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Promotion inside the steps macro-kernel (macro.h, RangeSink): which
-// intervals it takes, the pieces of a k chunk, and the additions into the
-// main accumulator (docs/schedules.md, promote:P).
+// The accumulator sink: where a macro-kernel puts partial sums for a
+// schedule (promote:P, and split-K slices through it) instead of the
+// epilogue (docs/schedules.md, "Schedules as sinks"). The schedules hand a
+// RangeSink down; the macro-kernel writes into it and never calls schedule
+// code. Which intervals it takes, the pieces of a k chunk, and the
+// additions into the main accumulator.
 #pragma once
 
 #include <algorithm>
@@ -9,9 +12,22 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "driver/macro.h"
+#include "models/model.h"
 
 namespace mmaemu::driver {
+
+/// Where a promoting call (driver::add_range, schedule_parts.h) puts its
+/// results instead of the epilogue: every chain starts from +0 at each
+/// multiple of `interval` k of the call, and at the end of each such piece
+/// (and of k) the piece's result, widened exactly to `main` (fp32, or fp64
+/// for an fp64 unit), is added into dst with one RNE addition. dst: m x n,
+/// row-major, leading dimension ld (docs/schedules.md, promote:P).
+struct RangeSink {
+  std::size_t interval;
+  void* dst;
+  std::ptrdiff_t ld;
+  Fmt main;
+};
 
 /// True when the steps macro-kernel can promote pieces of `interval` over
 /// k (the call's k): one piece, or pieces of whole steps (its k chunks are
