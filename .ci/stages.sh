@@ -7,12 +7,10 @@
 _stage_lines=()
 _stage_t0=$(date +%s.%N)
 
-# The CPU seconds (user + sys) of this shell's finished children so far.
+# The CPU seconds (user + sys) of this shell and its finished children so far
+# (/proc/PID/stat fields 14-17 of the main shell, $$ also inside $(...)).
 _stage_cpu() {
-  times | awk 'NR == 2 {
-    n = split($1 " " $2, t, " "); s = 0
-    for (i = 1; i <= n; i++) { split(t[i], p, "m"); s += p[1] * 60 + p[2] }
-    print s }'
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13 + $14 + $15) / hz }' "/proc/$$/stat"
 }
 
 stage() {
