@@ -28,7 +28,7 @@ inline uint64_t env_u64(const char* name, uint64_t fallback) {
 }
 inline const uint64_t kSeed = env_u64("MMAEMU_TEST_SEED", 20261130);
 // A factor on the differential tests' sample counts: 100 in the full sweeps,
-// 0.25 for the slowest under the sanitizers (tests/driver/CMakeLists.txt).
+// 0.25 for the slowest under the sanitizers (mmaemu_scaled_sweep, tests/CMakeLists.txt).
 inline const double kScale = [] {
   const char* v = std::getenv("MMAEMU_DIFF_SCALE");
   return v && *v ? std::strtod(v, nullptr) : 1.0;
