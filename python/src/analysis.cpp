@@ -73,31 +73,31 @@ py::dict probe_dict(const py::handle& model_obj, const py::object& input_obj, co
   r.add("inf_minus_inf_nan", f.inf_minus_inf_nan);
   r.add("zero_times_inf_nan", f.zero_times_inf_nan);
   r.add("overflow_inf", f.overflow_inf);
-  r.add("product_overflow", f.product_overflow);
-  r.add("in_subnormals", f.in_subnormals);
-  r.add("out_subnormals", f.out_subnormals);
+  r.add("prd_ovf", f.prd_ovf);
+  r.add("in_sub", f.in_sub);
+  r.add("out_sub", f.out_sub);
   r.add("flush_sign", f.flush_sign);
   r.add("reads_c", f.reads_c);
-  r.add("accumulation", f.accum);
+  r.add("accum", f.accum);
   r.add("block", f.block);
   r.add("grouping", f.grouping);
   r.add("pair_group", f.pair_group);
-  r.add("inputs_as_fp16", f.inputs_as_fp16);
-  r.add("frac_bits", f.frac_bits);
+  r.add("as_fp16", f.as_fp16);
+  r.add("frac", f.frac);
   r.add("alignment", f.alignment);
   r.add("exact_normalisation", f.exact_normalisation);
   r.add("product", f.product);
-  r.add("out_frac_bits", f.out_frac_bits);
-  r.add("final_round", f.final_round);
-  r.add("align_floor", f.align_floor,
+  r.add("out_frac", f.out_frac);
+  r.add("round", f.round);
+  r.add("floor", f.floor,
         [](int e) { return e == kNoFloor ? py::object(py::str("none")) : py::object(py::int_(e)); });
   r.add("zero_c", f.zero_c, [](const probe::ZeroC& z) {
     return z.term ? py::object(py::int_(z.exp)) : py::object(py::str("ignored"));
   });
-  r.add("c_entry", f.c_entry);
+  r.add("c", f.c);
   r.add("late_rd", f.late_rd);
   r.add("late_round", f.late_round);
-  r.add("late_c_cutoff", f.late_c_cutoff,
+  r.add("cutoff", f.cutoff,
         [](int c) { return c < 0 ? py::object(py::str("none")) : py::object(py::int_(c)); });
   r.add("late_exact_zero_c", f.late_exact_zero_c);
   std::ostringstream text;

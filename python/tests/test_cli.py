@@ -45,7 +45,7 @@ def test_probe_report_is_the_cli_report(model, fin, fout):
     printed = {k.strip(): v.strip() for k, v in lines.items()}
     if f["block"] is not None:
         assert printed["block FMA size N"] == str(f["block"])
-    assert printed["accumulation"] == (f["accumulation"] or "n/a")
+    assert printed["accumulation"] == (f["accum"] or "n/a")
     assert printed["C read"] == {True: "yes", False: "no", None: "n/a"}[f["reads_c"]]
 
 

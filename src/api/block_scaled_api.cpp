@@ -73,16 +73,16 @@ ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) 
     ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
                                       fmt_of(d->b_format), d->block_size != 0, scale, d->block_size,
                                       choice[d->unit]);
-    if (d->narrow_subnormals_normalize) u.narrow_subnormals = NarrowSubnormals::normalize;  // else the row's
+    if (d->narrow_subnormals_normalize) u.subnormals = NarrowSubnormals::normalize;  // else the row's
     return u;
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }
 }
 
-// One operand as the API sees it: op(X) is rows x cols, k runs along
+// One operand's codes as the API sees them: op(X) is rows x cols, k runs along
 // columns (A) or rows (B); codes one per byte or packed along k.
-struct Operand {
+struct CodeMatrix {
   const uint8_t* data;
   size_t ld;
   bool row_major, trans, packed, k_is_col;
@@ -107,7 +107,7 @@ struct Operand {
 
 // Throws for the first code of op(X) (A: by rows; B: by columns) that is
 // not one of its format's; codes of 8 bits and packed fp4 nibbles all are.
-void check_codes(const Operand& x, size_t lines, size_t k) {
+void check_codes(const CodeMatrix& x, size_t lines, size_t k) {
   if (x.packed || info(x.fmt).width >= 8) return;
   for (size_t r = 0; r < lines; ++r)
     for (size_t l = 0; l < k; ++l) x.k_is_col ? x.code(r, l) : x.code(l, r);
@@ -220,8 +220,8 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     const Fmt fa = fmt_of(desc->a_format), fb = fmt_of(desc->b_format);
     // Every code checked before C is touched; then the driver reads the
     // operands where they are (driver/scaled_source.h).
-    check_codes(Operand{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"}, M, K);
-    check_codes(Operand{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"}, N, K);
+    check_codes(CodeMatrix{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"}, M, K);
+    check_codes(CodeMatrix{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"}, N, K);
     const driver::StridedCodes a({A, static_cast<size_t>(lda), row, at}, {SA, static_cast<size_t>(ldsa), row, at},
                                  true, packed, K, KB);
     const driver::StridedCodes b({B, static_cast<size_t>(ldb), row, bt}, {SB, static_cast<size_t>(ldsb), row, bt},
@@ -252,8 +252,8 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
     const size_t M = u.m, N = u.n_min, K = u.k, KB = u.block ? K / u.block : 0;
     const bool packed = desc->fp4_packed != 0;
-    const Operand a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
-    const Operand b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
+    const CodeMatrix a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
+    const CodeMatrix b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
     std::vector<uint8_t> ar(K), bc(K), sb(KB);
     std::vector<uint64_t> d(M * N);
     for (size_t i = 0; i < M; ++i) {

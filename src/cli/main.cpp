@@ -89,22 +89,22 @@ int cmd_models(const std::vector<std::string>& args) {
       char shape[40];
       std::snprintf(shape, sizeof shape, "%dx%dx%d", r.m, r.n, r.k);
       std::printf("%-11s %-28s %-9s %-5s %-11s %-6s %s\n", m.name.c_str(), r.instr, info(r.in).name,
-                  info(r.out).name, shape, fast::kernel_name(r), fields::read_params(r).c_str());
+                  info(r.out).name, shape, kernels::kernel_name(r), fields::read_params(r).c_str());
     }
   }
   print_scaled_units(models);
   std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
               "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
               "Aliases:",
-              fast::simd_target_name());
+              kernels::simd_target_name());
   for (const Gpu& g : gpus())
     if (*g.aliases) std::printf(" %s=[%s]", g.name, g.aliases);
   std::printf("\n");
   bool heading = false;  // rows no SIMD kernel serves, and why
   for (const Model& m : models)
     for (const ModelRow& r : m.rows) {
-      const fast::KernelPlan p = fast::plan(r);
-      if (p.simd || p.macro != fast::Macro::steps) continue;
+      const kernels::KernelPlan p = kernels::plan(r);
+      if (p.simd || p.macro != kernels::Macro::steps) continue;
       if (!heading) std::printf("\nRows without a SIMD kernel:\n");
       heading = true;
       std::printf("  %-11s %-28s %s -> %s: %s: %s\n", m.name.c_str(), r.instr, info(r.in).name, info(r.out).name,

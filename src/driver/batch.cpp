@@ -41,7 +41,7 @@
 namespace mmaemu::driver {
 namespace {
 
-constexpr std::size_t L = fast::kSimdLanes;
+constexpr std::size_t L = kernels::kSimdLanes;
 static_assert(L == kFallbackLanes);
 constexpr std::size_t kGroupsPerTask = 64;   // 1024 output elements per task
 constexpr std::size_t kChunkPositions = 512; // k per panel chunk (whole steps)
@@ -68,14 +68,14 @@ struct Codes {
 
 struct Entry {
   float val = 0, sig = 0;  // decode_operand's fval and fsig (real operands: fsig 0)
-  int32_t exp = fast::kZeroExp;  // decomposition exponent (real operands: 0)
+  int32_t exp = kernels::kZeroExp;  // decomposition exponent (real operands: 0)
   int32_t special = 0;     // NaN or Inf: the entry is a zero, the step goes to the reference
 };
 
 Entry entry_of(const ModelRow& row, uint64_t bits) {
   bool finite = true;
   const Decoded d = decode_operand(row, bits, finite);
-  if (!finite) return Entry{0, 0, fast::operand_kind(row) == fast::Operand::real ? 0 : fast::kZeroExp, 1};
+  if (!finite) return Entry{0, 0, kernels::decoding_of(row) == kernels::Decoding::real ? 0 : kernels::kZeroExp, 1};
   return Entry{d.fval, d.fsig, d.exp, 0};
 }
 
@@ -94,12 +94,12 @@ const EntryTable* entry_table(const ModelRow& row) {
   std::unique_ptr<EntryTable>& t = tables[dt];
   if (!t) {
     t = std::make_unique<EntryTable>();
-    const bool real = fast::operand_kind(row) == fast::Operand::real;
+    const bool real = kernels::decoding_of(row) == kernels::Decoding::real;
     t->e.resize(dt->d.size());
     t->mask = dt->d.size() - 1;
     for (std::size_t c = 0; c < dt->d.size(); ++c) {
       const Decoded& d = dt->d[c];
-      t->e[c] = dt->finite[c] ? Entry{d.fval, d.fsig, d.exp, 0} : Entry{0, 0, real ? 0 : fast::kZeroExp, 1};
+      t->e[c] = dt->finite[c] ? Entry{d.fval, d.fsig, d.exp, 0} : Entry{0, 0, real ? 0 : kernels::kZeroExp, 1};
     }
   }
   return t.get();
@@ -107,24 +107,24 @@ const EntryTable* entry_table(const ModelRow& row) {
 
 }  // namespace
 
-fast::CodeDecode batch_code_decode(const ModelRow& row) {
+kernels::CodeDecode batch_code_decode(const ModelRow& row) {
   const FormatInfo& f = info(row.in);
-  fast::CodeDecode d{};
-  if (f.width > 16 || f.frac_shift != 0 || fast::operand_kind(row) == fast::Operand::real64) return d;
+  kernels::CodeDecode d{};
+  if (f.width > 16 || f.frac_shift != 0 || kernels::decoding_of(row) == kernels::Decoding::real64) return d;
   switch (f.specials) {
-    case Specials::ieee: d.specials = fast::CodeDecode::Specials::ieee; break;
-    case Specials::e4m3fn: d.specials = fast::CodeDecode::Specials::e4m3fn; break;
-    case Specials::fnuz: d.specials = fast::CodeDecode::Specials::fnuz; break;
+    case Specials::ieee: d.specials = kernels::CodeDecode::Specials::ieee; break;
+    case Specials::e4m3fn: d.specials = kernels::CodeDecode::Specials::e4m3fn; break;
+    case Specials::fnuz: d.specials = kernels::CodeDecode::Specials::fnuz; break;
     default: return d;
   }
   d.width = f.width, d.exp_bits = f.exp_bits, d.man_bits = f.man_bits, d.bias = f.bias;
   d.fp16 = row.in == Fmt::fp16;
   d.bf16 = row.in == Fmt::bf16;
-  d.real = fast::operand_kind(row) == fast::Operand::real;
-  d.in_subnormals = row.in_subnormals;
+  d.real = kernels::decoding_of(row) == kernels::Decoding::real;
+  d.in_sub = row.in_sub;
   d.keep_sign = row.flush_sign == FlushSign::keep;
   d.pos_zero = row.neg_zero == NegZero::positive;
-  d.as_fp16 = row.inputs_as_fp16 && !d.real;
+  d.as_fp16 = row.as_fp16 && !d.real;
   return d;
 }
 
@@ -135,7 +135,7 @@ namespace {
 
 struct Call {
   const ModelRow& row;
-  fast::KernelPlan plan;
+  kernels::KernelPlan plan;
   BatchProblem p;
   Geometry geo;
   std::size_t total;  // output elements
@@ -143,7 +143,7 @@ struct Call {
   const EntryTable* table;
   bool real, use_reference;
   bool half;  // a unit format of up to 16 bits: the SIMD packer, with `decode`
-  fast::CodeDecode decode;
+  kernels::CodeDecode decode;
   uint64_t zero, nan;  // +0 and the unit's NaN in the output format
   std::span<const uint32_t> pos;  // where chunk position l is packed (interleaved rows: permuted)
 };
@@ -199,7 +199,7 @@ void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std:
     gather_codes(x, A, B, q, 0, x.p.k, a.data(), b.data());
     uint64_t d;
     if (x.use_reference || (!x.plan.step && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
-    else if (x.plan.fp64) d = fast::fp64_chain(x.row, x.p.k, a.data(), b.data(), first_acc(x, q));
+    else if (x.plan.fp64) d = kernels::fp64_chain(x.row, x.p.k, a.data(), b.data(), first_acc(x, q));
     else d = fast_dot(x.row, x.plan.step, x.p.k, a.data(), b.data(), load_out(x, q));
     store_out(x, q, d);
   }
@@ -277,7 +277,7 @@ PanelArrays panel_arrays(const Call& x, std::size_t kc, ProductPanel& pp) {
   for (std::size_t l = kc; l < kp; ++l) {  // the padding of the last step
     const std::size_t o = x.pos[l] * L;
     std::fill_n(p.val + o, L, 0.0f), std::fill_n(p.sig + o, L, 0.0f),
-        std::fill_n(p.exp + o, L, x.real ? 0 : fast::kZeroExp);
+        std::fill_n(p.exp + o, L, x.real ? 0 : kernels::kZeroExp);
   }
   return p;
 }
@@ -313,8 +313,8 @@ bool simd_pack(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size
   const T* rb[L];
   for (std::size_t j = 0; j < L; ++j) ra[j] = A.p + ln.a[j] + l0, rb[j] = B.p + ln.b[j] + l0 * bs;
   if constexpr (sizeof(T) <= 2) {
-    fast::simd_transpose_codes16(ra, kc, ca);
-    if (bs == 1) fast::simd_transpose_codes16(rb, kc, cb);
+    kernels::simd_transpose_codes16(ra, kc, ca);
+    if (bs == 1) kernels::simd_transpose_codes16(rb, kc, cb);
   } else {
     for (std::size_t j = 0; j < L; ++j)
       for (std::size_t l = 0; l < kc; ++l) ca[l * L + j] = static_cast<uint16_t>(ra[j][l]);
@@ -324,7 +324,7 @@ bool simd_pack(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size
       for (std::size_t l = 0; l < kc; ++l) cb[l * L + j] = static_cast<uint16_t>(rb[j][l * bs]);
   const auto [val, sig, exp] = panel_arrays(x, kc, pp);
   const uint32_t* pos = x.pos.data();
-  uint32_t special = fast::simd_code_products16(x.decode, ca, cb, kc, pos, val, sig, exp);
+  uint32_t special = kernels::simd_code_products16(x.decode, ca, cb, kc, pos, val, sig, exp);
   const Entry* tab = x.table->e.data();
   const uint64_t mask = x.table->mask;
   const auto entry = [tab, mask](uint64_t code) { return tab[code & mask]; };
@@ -355,13 +355,13 @@ template <typename T>
 void scalar_step(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                  std::size_t s, uint32_t* acc) {
   const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
-  int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
-  uint64_t a[fast::kMaxStep], b[fast::kMaxStep];
+  int32_t sa[kernels::kMaxStep], ea[kernels::kMaxStep], sb[kernels::kMaxStep], eb[kernels::kMaxStep];
+  uint64_t a[kernels::kMaxStep], b[kernels::kMaxStep];
   for (std::size_t j = 0; j < L; ++j) {
     gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
     for (std::size_t l = 0; l < len; ++l) {
-      fast::pack_element(x.row, a[l], sa[l], ea[l]);
-      fast::pack_element(x.row, b[l], sb[l], eb[l]);
+      kernels::pack_element(x.row, a[l], sa[l], ea[l]);
+      kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
     acc[j] = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
   }
@@ -376,11 +376,11 @@ void simd_steps(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::siz
                 const ProductPanel& pp, std::size_t s0, std::size_t s1, uint32_t* acc) {
   const Identity& id = identity();
   const int last = static_cast<int>(std::min(x.step, kc - (s1 - 1) * x.step));
-  const fast::RowPanel ar{id.one.data(), id.one.data(), id.zero.data()};
+  const kernels::RowPanel ar{id.one.data(), id.one.data(), id.zero.data()};
   for (std::size_t s = s0; s < s1;) {
     const std::size_t at = s * x.step * L;
-    const fast::LanePanel br{pp.val.p.get() + at, pp.sig.p.get() + at, pp.exp.p.get() + at};
-    const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(x.step), last};
+    const kernels::LanePanel br{pp.val.p.get() + at, pp.sig.p.get() + at, pp.exp.p.get() + at};
+    const kernels::StepRun run{static_cast<int>(s1 - s), static_cast<int>(x.step), last};
     s += static_cast<std::size_t>(x.plan.kernel(x.plan.simd_params, run, ar, br, acc));
     if (s < s1) scalar_step(x, A, B, ln, l0, kc, s++, acc);
   }
@@ -397,7 +397,7 @@ void simd_chunk(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::siz
       [&](std::size_t s, std::size_t e) { simd_steps(x, A, B, ln, l0, kc, pp, s, e, acc); },
       [&](std::size_t j, std::size_t s, uint32_t before) {
         const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
-        uint64_t a[fast::kMaxStep * 2], b[fast::kMaxStep * 2];
+        uint64_t a[kernels::kMaxStep * 2], b[kernels::kMaxStep * 2];
         gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
         return static_cast<uint32_t>(ref::step(x.row, len, a, b, before));
       });
@@ -480,7 +480,7 @@ template <typename T>
 void pack_exact_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                          ExactProducts& ep) {
   const std::size_t steps = (kc + x.step - 1) / x.step, kp = steps * x.step, bs = x.geo.b_stride();
-  const int man = fast::unit_man(x.row), st = static_cast<int>(x.step);
+  const int man = kernels::unit_man(x.row), st = static_cast<int>(x.step);
   double* val = ep.val.get(kp * L);
   double* lo = ep.lo.get(steps * L);
   double* hi = ep.hi.get(steps * L);
@@ -489,7 +489,7 @@ void pack_exact_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln,
   for (std::size_t j = 0; j < L; ++j) {
     const std::size_t ab = ln.a[j] + l0, bb = ln.b[j] + l0 * bs;
     for (std::size_t s = 0; s < steps; ++s) {
-      int alo = fast::kExactNone, ahi = -fast::kExactNone, blo = fast::kExactNone, bhi = -fast::kExactNone;
+      int alo = kernels::kExactNone, ahi = -kernels::kExactNone, blo = kernels::kExactNone, bhi = -kernels::kExactNone;
       for (std::size_t l = s * x.step; l < (s + 1) * x.step; ++l) {
         double p = 0.0;
         if (l < kc) {
@@ -503,8 +503,8 @@ void pack_exact_products(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln,
         val[l * L + j] = p;
       }
       double la, ha, lb, hb;
-      fast::exact_bounds(true, alo, ahi, man, st, la, ha);
-      fast::exact_bounds(false, blo, bhi, man, st, lb, hb);
+      kernels::exact_bounds(true, alo, ahi, man, st, la, ha);
+      kernels::exact_bounds(false, blo, bhi, man, st, lb, hb);
       lo[s * L + j] = la * lb;
       hi[s * L + j] = ha * hb;
     }
@@ -517,17 +517,17 @@ template <typename T>
 double exact_lane_block(const Call& x, Codes<T> A, Codes<T> B, std::size_t q, std::size_t l0, std::size_t kc,
                         std::size_t s, bool special, double c) {
   const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
-  uint64_t a[fast::kMaxStep], b[fast::kMaxStep];
+  uint64_t a[kernels::kMaxStep], b[kernels::kMaxStep];
   gather_codes(x, A, B, q, l0 + lb, l0 + lb + len, a, b);
   const uint32_t cb = std::bit_cast<uint32_t>(static_cast<float>(c));
   uint32_t d;
   if (special) {
     d = static_cast<uint32_t>(ref::step(x.row, len, a, b, cb));
   } else {
-    int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
+    int32_t sa[kernels::kMaxStep], ea[kernels::kMaxStep], sb[kernels::kMaxStep], eb[kernels::kMaxStep];
     for (std::size_t l = 0; l < len; ++l) {
-      fast::pack_element(x.row, a[l], sa[l], ea[l]);
-      fast::pack_element(x.row, b[l], sb[l], eb[l]);
+      kernels::pack_element(x.row, a[l], sa[l], ea[l]);
+      kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
     d = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, cb);
   }
@@ -546,10 +546,10 @@ void exact_chunk(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::si
     while (s < e) {
       const int last = static_cast<int>(e == steps ? kc - (steps - 1) * x.step : x.step);
       uint32_t bad = 0;
-      const fast::StepRun run{static_cast<int>(e - s), static_cast<int>(x.step), last};
-      const fast::ExactRowPanel ar{ones.data(), ones.data(), ones.data()};
-      const fast::ExactLanePanel br{ep.val.p.get() + s * x.step * L, ep.lo.p.get() + s * L, ep.hi.p.get() + s * L};
-      s += static_cast<std::size_t>(fast::simd_exact_run16(run, ar, br, c, next, &bad));
+      const kernels::StepRun run{static_cast<int>(e - s), static_cast<int>(x.step), last};
+      const kernels::ExactRowPanel ar{ones.data(), ones.data(), ones.data()};
+      const kernels::ExactLanePanel br{ep.val.p.get() + s * x.step * L, ep.lo.p.get() + s * L, ep.hi.p.get() + s * L};
+      s += static_cast<std::size_t>(kernels::simd_exact_run16(run, ar, br, c, next, &bad));
       if (s == e) break;
       for (std::size_t j = 0; j < L; ++j)
         c[j] = (bad >> j) & 1 ? exact_lane_block(x, A, B, ln.q[j], l0, kc, s, false, c[j]) : next[j];
@@ -584,10 +584,10 @@ enum class Engine : uint8_t { simd, exact, scalar };
 
 struct PositionsSlot;  // run_batch's position table (scratch.h)
 
-Engine engine_of(const fast::KernelPlan& plan, std::size_t k, std::size_t step) {
-  if (k == 0 || step > fast::kMaxStep) return Engine::scalar;
-  if (plan.macro == fast::Macro::exact) return Engine::exact;
-  if (plan.macro == fast::Macro::steps && plan.simd) return Engine::simd;
+Engine engine_of(const kernels::KernelPlan& plan, std::size_t k, std::size_t step) {
+  if (k == 0 || step > kernels::kMaxStep) return Engine::scalar;
+  if (plan.macro == kernels::Macro::exact) return Engine::exact;
+  if (plan.macro == kernels::Macro::steps && plan.simd) return Engine::simd;
   return Engine::scalar;
 }
 
@@ -627,7 +627,7 @@ void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std:
 
 const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
   constexpr const char* kEngineNames[] = {"simd", "exact"};  // in Engine's order
-  const fast::KernelPlan plan = fast::plan(row, {o.use_reference, o.simd_off});
+  const kernels::KernelPlan plan = kernels::plan(row, {o.use_reference, o.simd_off});
   const Engine e = engine_of(plan, 1, step_k(row));
   if (e != Engine::scalar) return kEngineNames[static_cast<int>(e)];
   return plan.fp64 ? "fp64" : plan.step ? "scalar" : "reference";
@@ -636,13 +636,13 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o) {
   const std::size_t total = p.count * p.m * p.n;
   if (total == 0) return;
-  Call x{row, fast::plan(row, {o.use_reference, o.simd_off}), p, {p.m, p.n, p.k, p.m * p.n}, total,
+  Call x{row, kernels::plan(row, {o.use_reference, o.simd_off}), p, {p.m, p.n, p.k, p.m * p.n}, total,
          step_k(row), 0, nullptr, false, o.use_reference, false, batch_code_decode(row), zero_bits(row.out, false),
          nan_result(row), {}};
   x.kp_chunk = std::max<std::size_t>(1, kChunkPositions / x.step) * x.step;
-  x.real = fast::operand_kind(row) == fast::Operand::real;
+  x.real = kernels::decoding_of(row) == kernels::Decoding::real;
   x.half = x.decode.width > 0;
-  const bool inter = x.plan.simd && x.plan.simd_params.kind == fast::SimdKind::interleaved;
+  const bool inter = x.plan.simd && x.plan.simd_params.kind == kernels::SimdKind::interleaved;
   // (a slot of the thread's scratch arena: a single tile allocates nothing)
   const Scratch<std::vector<uint32_t>, PositionsSlot> pos_slot;
   std::vector<uint32_t>& pos = *pos_slot;

@@ -54,7 +54,7 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o = {});
 
 /// How the SIMD packer decodes the row's input codes (width 0: it does
 /// not; the scalar packer with decode_operand's fields runs instead).
-fast::CodeDecode batch_code_decode(const ModelRow& row);
+kernels::CodeDecode batch_code_decode(const ModelRow& row);
 
 /// The batched engine's one parallel loop: body(i) for i in [0, tasks) on
 /// thread_count(threads) threads (at most `tasks`), each thread holding the

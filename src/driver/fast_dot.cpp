@@ -24,10 +24,10 @@ struct StepOperands {
 
 }  // namespace
 
-uint64_t fast_dot(const ModelRow& row, fast::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+uint64_t fast_dot(const ModelRow& row, kernels::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
                   uint64_t c) {
-  fast::FpEnvGuard env;
-  if (!kernel || fast::operand_kind(row) == fast::Operand::real64) return ref::dot(row, k, a, b, c);
+  kernels::FpEnvGuard env;
+  if (!kernel || kernels::decoding_of(row) == kernels::Decoding::real64) return ref::dot(row, k, a, b, c);
   // As ref::dot: wgmma with scale-d = 0 does not read C.
   uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
   const std::size_t step = step_k(row);
@@ -38,7 +38,7 @@ uint64_t fast_dot(const ModelRow& row, fast::StepFn kernel, std::size_t k, const
     const std::size_t len = std::min(step, k - i);
     bool finite = true;
     for (std::size_t l = 0; l < len && finite; ++l)
-      finite = fast::pack_element(row, a[i + l], sa[l], ea[l]) && fast::pack_element(row, b[i + l], sb[l], eb[l]);
+      finite = kernels::pack_element(row, a[i + l], sa[l], ea[l]) && kernels::pack_element(row, b[i + l], sb[l], eb[l]);
     d = finite ? kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(), static_cast<uint32_t>(d))
                : ref::step(row, len, a + i, b + i, d);
   }
@@ -46,13 +46,13 @@ uint64_t fast_dot(const ModelRow& row, fast::StepFn kernel, std::size_t k, const
 }
 
 uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
-  return fast_dot(row, fast::plan(row).step, k, a, b, c);
+  return fast_dot(row, kernels::plan(row).step, k, a, b, c);
 }
 
 void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
                     const uint64_t* c, uint64_t* d, int threads) {
   constexpr std::size_t kBlock = 256;  // dot products per task
-  const fast::StepFn kernel = fast::plan(row).step;
+  const kernels::StepFn kernel = kernels::plan(row).step;
   parallel_for(thread_count(threads), (count + kBlock - 1) / kBlock, Assign::blocks, [&](std::size_t t) {
     for (std::size_t s = t * kBlock; s < std::min(count, (t + 1) * kBlock); ++s)
       d[s] = fast_dot(row, kernel, k, a + s * k, b + s * k, c[s]);

@@ -25,9 +25,9 @@ int gemm_threads(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t
   return work_threads(spec.threads, m, n, k, spec.work_per_thread);
 }
 
-fast::KernelPlan plan_of(const GemmSpec& spec) {
-  const fast::PlanOptions options{spec.use_reference, spec.simd_off};
-  return spec.scaled ? fast::plan(*spec.scaled->unit, options) : fast::plan(*spec.row, options);
+kernels::KernelPlan plan_of(const GemmSpec& spec) {
+  const kernels::PlanOptions options{spec.use_reference, spec.simd_off};
+  return spec.scaled ? kernels::plan(*spec.scaled->unit, options) : kernels::plan(*spec.row, options);
 }
 
 void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, double alpha,
@@ -38,12 +38,12 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
   gemm_on_plan(spec, plan_of(spec), m, n, k, alpha, A, B, beta, c_storage, C, ldc);
 }
 
-void gemm_on_plan(const GemmSpec& spec, const fast::KernelPlan& plan, std::size_t m, std::size_t n, std::size_t k,
+void gemm_on_plan(const GemmSpec& spec, const kernels::KernelPlan& plan, std::size_t m, std::size_t n, std::size_t k,
                   double alpha, const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
                   std::ptrdiff_t ldc) {
   const Epilogue epilogue(spec, alpha, beta, c_storage, C, ldc);
   const int threads = gemm_threads(spec, m, n, k);
-  fast::FpEnvGuard env_main;
+  kernels::FpEnvGuard env_main;
   if (epilogue.alpha() == 0.0) return epilogue.scale_only(m, n, threads);
   // The unit kind's loop nest (unit_kinds.cpp): no switch over kinds here.
   unit_kind(plan.macro).run({m, n, k, A, B, threads, epilogue, plan}, spec);

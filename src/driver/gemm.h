@@ -14,9 +14,9 @@
 #include "models/model.h"
 #include "models/scaled_units.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 struct KernelPlan;  // kernels/plan.h
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels
 
 namespace mmaemu::driver {
 
@@ -66,14 +66,14 @@ void gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::size_t k, dou
           const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
           std::ptrdiff_t ldc);
 
-/// The plan of a GEMM (the one call of fast::plan per call): its
+/// The plan of a GEMM (the one call of kernels::plan per call): its
 /// block-scaled unit's or its row's, with spec's test options.
-fast::KernelPlan plan_of(const GemmSpec& spec);
+kernels::KernelPlan plan_of(const GemmSpec& spec);
 
 /// driver::gemm on a plan the caller made once with plan_of(spec): the
 /// schedules run their pieces on the plan of their call. m, n > 0 and, for a
 /// block-scaled GEMM, check_scaled passed.
-void gemm_on_plan(const GemmSpec& spec, const fast::KernelPlan& plan, std::size_t m, std::size_t n, std::size_t k,
+void gemm_on_plan(const GemmSpec& spec, const kernels::KernelPlan& plan, std::size_t m, std::size_t n, std::size_t k,
                   double alpha, const Operand& A, const Operand& B, double beta, Fmt c_storage, void* C,
                   std::ptrdiff_t ldc);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The macro-kernels: the loop nests around the kernels (BLIS's five loops
-// around the micro-kernel), one per fast::Macro, each registered as a unit
+// around the micro-kernel), one per kernels::Macro, each registered as a unit
 // kind (UnitKind, unit_kinds.cpp) that driver::gemm calls without a switch.
 // Each owns its blocking constants (named at the top of its file), packs
 // through pack.h and hands every finished row of accumulators to the
@@ -41,7 +41,7 @@ struct MacroArgs {
   const Operand& B;
   int threads;
   const Epilogue& epilogue;
-  const fast::KernelPlan& plan;
+  const kernels::KernelPlan& plan;
 };
 
 /// One GEMM call of a block-FMA row as the macro-kernels see it.
@@ -77,12 +77,12 @@ void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const O
 /// kind"): the loop nest that runs a GEMM on the plan's kernel. driver::gemm
 /// calls `run` once per call, so the dispatch costs nothing per step.
 struct UnitKind {
-  fast::Macro macro;  // the kind's id in KernelPlan::macro
+  kernels::Macro macro;  // the kind's id in KernelPlan::macro
   const char* name;   // "steps", "chain", "exact", "scaled"
   void (*run)(const MacroArgs& args, const GemmSpec& spec);
 };
 
-/// The registered kind of plan.macro (unit_kinds.cpp: one row per fast::Macro).
-const UnitKind& unit_kind(fast::Macro macro);
+/// The registered kind of plan.macro (unit_kinds.cpp: one row per kernels::Macro).
+const UnitKind& unit_kind(kernels::Macro macro);
 
 }  // namespace mmaemu::driver

@@ -34,13 +34,13 @@ constexpr std::size_t kKC = 256;                  // k per packed sub-chunk
 constexpr std::size_t kKS = 8 * kKC;              // k per super-chunk (one B packing)
 
 template <typename T>
-constexpr std::size_t kNR = sizeof(T) == 8 ? fast::kChainNR64 : fast::kChainNR;
-constexpr std::size_t kMR = fast::kChainMR;
+constexpr std::size_t kNR = sizeof(T) == 8 ? kernels::kChainNR64 : kernels::kChainNR;
+constexpr std::size_t kMR = kernels::kChainMR;
 
 template <typename T>
 void chain_tile(int kc, const T* a, const T* b, T* c, std::size_t ldc) {
-  if constexpr (sizeof(T) == 8) fast::simd_chain_tile64(kc, a, b, c, ldc);
-  else fast::simd_chain_tile(kc, a, b, c, ldc);
+  if constexpr (sizeof(T) == 8) kernels::simd_chain_tile64(kc, a, b, c, ldc);
+  else kernels::simd_chain_tile(kc, a, b, c, ldc);
 }
 
 // The tiles of rows [i0, i0+mc) x micro-panels [p0, p1) of one sub-chunk;

@@ -21,7 +21,7 @@ constexpr std::size_t kNC = 1024;    // columns per N panel
 constexpr std::size_t kMC = 32;      // rows per task
 constexpr std::size_t kKTarget = 256;  // k per chunk, rounded down to whole steps
 constexpr std::size_t kFewChunks = 4;  // few columns: k per chunk in kKFewColumns (macro.h)
-constexpr std::size_t L = fast::kSimdLanes;
+constexpr std::size_t L = kernels::kSimdLanes;
 
 // One k chunk of one N panel: the packed B and the chunk's geometry.
 struct ExactChunk {
@@ -39,15 +39,15 @@ double exact_lane_block(const GemmCall& g, const ExactChunk& ch, const ExactPane
   const uint32_t cb = std::bit_cast<uint32_t>(static_cast<float>(c));
   uint32_t d;
   if (a.special[v * ch.steps + s] || ch.b.special[w * ch.steps + s]) {
-    uint64_t ab[fast::kMaxStep], bb[fast::kMaxStep];
+    uint64_t ab[kernels::kMaxStep], bb[kernels::kMaxStep];
     for (std::size_t l = 0; l < len; ++l) {
       ab[l] = convert(Fmt::fp64, g.row.in, std::bit_cast<uint64_t>(av[l]), Round::rne);
       bb[l] = convert(Fmt::fp64, g.row.in, std::bit_cast<uint64_t>(bv[l * L]), Round::rne);
     }
     d = static_cast<uint32_t>(ref::step(g.row, len, ab, bb, cb));
   } else {
-    const int man = fast::unit_man(g.row);
-    int32_t sa[fast::kMaxStep], ea[fast::kMaxStep], sb[fast::kMaxStep], eb[fast::kMaxStep];
+    const int man = kernels::unit_man(g.row);
+    int32_t sa[kernels::kMaxStep], ea[kernels::kMaxStep], sb[kernels::kMaxStep], eb[kernels::kMaxStep];
     for (std::size_t l = 0; l < len; ++l) {
       split_exact(av[l], man, sa[l], ea[l]);
       split_exact(bv[l * L], man, sb[l], eb[l]);
@@ -69,12 +69,12 @@ void exact_lanes(const GemmCall& g, const ExactChunk& ch, const ExactPanel& a, s
     while (s < e) {
       const int last = static_cast<int>(e == ch.steps ? ch.kc - (ch.steps - 1) * ch.step : ch.step);
       uint32_t bad = 0;
-      const fast::StepRun run{static_cast<int>(e - s), static_cast<int>(ch.step), last};
-      const fast::ExactRowPanel ar{a.val.p.get() + v * ch.kp + s * ch.step, a.lo.p.get() + v * ch.steps + s,
+      const kernels::StepRun run{static_cast<int>(e - s), static_cast<int>(ch.step), last};
+      const kernels::ExactRowPanel ar{a.val.p.get() + v * ch.kp + s * ch.step, a.lo.p.get() + v * ch.steps + s,
                                    a.hi.p.get() + v * ch.steps + s};
-      const fast::ExactLanePanel br{b.val.p.get() + (gg * ch.kp + s * ch.step) * L, b.lo.p.get() + (gg * ch.steps + s) * L,
+      const kernels::ExactLanePanel br{b.val.p.get() + (gg * ch.kp + s * ch.step) * L, b.lo.p.get() + (gg * ch.steps + s) * L,
                                     b.hi.p.get() + (gg * ch.steps + s) * L};
-      s += static_cast<std::size_t>(fast::simd_exact_run16(run, ar, br, c, next, &bad));
+      s += static_cast<std::size_t>(kernels::simd_exact_run16(run, ar, br, c, next, &bad));
       if (s == e) break;
       for (std::size_t q = 0; q < L; ++q)
         c[q] = q < lanes && (bad >> q) & 1 ? exact_lane_block(g, ch, a, v, w0 + q, s, c[q]) : next[q];

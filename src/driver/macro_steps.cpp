@@ -33,7 +33,7 @@ namespace {
 constexpr std::size_t kNC32 = 1024, kNC64 = 256;  // least columns per N panel (fp32/fp16, fp64 accumulators)
 constexpr std::size_t kMC = 32;                   // rows per task
 constexpr std::size_t kKTarget = 256;             // k per chunk, rounded down to whole steps
-constexpr std::size_t L = fast::kSimdLanes;
+constexpr std::size_t L = kernels::kSimdLanes;
 static_assert(L == kFallbackLanes);
 
 // One k chunk of one N panel: the packed B and the chunk's geometry.
@@ -67,9 +67,9 @@ void simd_run(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::size
   const int last = static_cast<int>(std::min(ch.step, ch.kc - (s1 - 1) * ch.step));
   for (std::size_t s = s0; s < s1;) {
     const std::size_t l = s * ch.step, at = (gg * ch.kp + l) * L, ai = v * ch.kp + l;
-    const fast::StepRun run{static_cast<int>(s1 - s), static_cast<int>(ch.step), last};
-    const fast::RowPanel ar{a.fval.data() + ai, a.fsig.data() + ai, a.exp.data() + ai, static_cast<int>(rows), ch.kp};
-    const fast::LanePanel br{b.lane_val.data() + at, b.lane_sig.data() + at, b.lane_exp.data() + at};
+    const kernels::StepRun run{static_cast<int>(s1 - s), static_cast<int>(ch.step), last};
+    const kernels::RowPanel ar{a.fval.data() + ai, a.fsig.data() + ai, a.exp.data() + ai, static_cast<int>(rows), ch.kp};
+    const kernels::LanePanel br{b.lane_val.data() + at, b.lane_sig.data() + at, b.lane_exp.data() + at};
     s += static_cast<std::size_t>(g.plan.kernel(g.plan.simd_params, run, ar, br, acc));
     if (s >= s1) break;
     for (std::size_t r = 0; r < rows; ++r) scalar_step(g, ch, a, v + r, gg, s, acc + r * L);
@@ -144,7 +144,7 @@ void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
     const uint64_t* bb = b.bits.data() + w * ch.kp;
     if (g.plan.fp64) {
       const std::size_t l0 = s0 * ch.step, l1 = std::min(s1 * ch.step, ch.kc);
-      acc64[w] = fast::fp64_chain(g.row, l1 - l0, ab + l0, bb + l0, acc64[w]);
+      acc64[w] = kernels::fp64_chain(g.row, l1 - l0, ab + l0, bb + l0, acc64[w]);
       continue;
     }
     uint64_t acc = acc32[w];
@@ -221,7 +221,7 @@ void sink_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, std
   }
   for (std::size_t gg = g0; gg < g1; ++gg)
     for (std::size_t v = 0; v < mc;) {
-      HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
+      HWY_ALIGN_MAX uint32_t acc[kernels::kMaxRows * L] = {};
       const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
       const std::size_t at = (i0 + v) * nc + w0;  // in acc32, only for pieces that span chunks
       for_sink_segments(sk, k0, ch.kc, ch.step, g.k, [&](const SinkSegment& sg) {
@@ -271,7 +271,7 @@ void steps_task(const GemmCall& g, const StepsChunk& ch, const StepsPanel& p, st
     for (std::size_t gg = g0; gg < g1; ++gg)
       for (std::size_t v = 0; v < mc;) {
         // Lanes past nc compute copies of lane 0 (replicate_lane0), unused.
-        HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L] = {};
+        HWY_ALIGN_MAX uint32_t acc[kernels::kMaxRows * L] = {};
         const std::size_t w0 = gg * L, lanes = std::min(L, nc - w0), rows = rows_at(ch, a, v, mc);
         for (std::size_t r = 0; r < rows; ++r)
           std::memcpy(acc + r * L, acc32 + (i0 + v + r) * nc + w0, lanes * sizeof(uint32_t));
@@ -356,7 +356,7 @@ void run_steps_private(const GemmCall& g, const StepsPlan& sp) {
     const Scratch<StepsScratch, PrivateBSlot> own;
     const ARows a_rows;
     StepsScratch& sc = *own;
-    sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+    sc.b.interleave = g.plan.simd && g.plan.simd_params.kind == kernels::SimdKind::interleaved;
     StepsPanel p{};
     p.j0 = blk * jb * L;
     p.nc = std::min(jb * L, g.n - p.j0);
@@ -456,7 +456,7 @@ void run_steps_macro(const GemmCall& g) {
   const bool no_acc = g.sink && g.plan.simd && sp.KC % g.sink->interval == 0;
   const std::size_t acc_size = no_acc ? 0 : g.m * std::min(sp.NC, g.n);
   (g.plan.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
-  sc.b.interleave = sc.b_next.interleave = g.plan.simd && g.plan.simd_params.kind == fast::SimdKind::interleaved;
+  sc.b.interleave = sc.b_next.interleave = g.plan.simd && g.plan.simd_params.kind == kernels::SimdKind::interleaved;
   for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {
     StepsPanel p{};
     p.j0 = j0;

@@ -52,23 +52,23 @@ double exact_value(const ModelRow& row, uint64_t bits, bool& special) {
 // The per-element decode of pack_vector(), as the generic path computes it.
 Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite) {
   Decoded d{};
-  finite = fast::pack_element(row, bits, d.sig, d.exp);
-  if (fast::operand_kind(row) == fast::Operand::real) {
+  finite = kernels::pack_element(row, bits, d.sig, d.exp);
+  if (kernels::decoding_of(row) == kernels::Decoding::real) {
     d.fval = std::bit_cast<float>(static_cast<uint32_t>(d.sig));  // the fp32 value; fsig unused
   } else {
     // The unit's operand value (fp8 already widened to fp16): exact in fp32.
     d.fsig = static_cast<float>(d.sig);
-    d.fval = std::ldexp(d.fsig, d.exp - fast::unit_man(row));
+    d.fval = std::ldexp(d.fsig, d.exp - kernels::unit_man(row));
   }
   return d;
 }
 
 // in, kind, inputs_as_fp16, in_subnormals, flush_sign, neg_zero
-using DecodeKey = std::tuple<Fmt, fast::Operand, bool, bool, FlushSign, NegZero>;
+using DecodeKey = std::tuple<Fmt, kernels::Decoding, bool, bool, FlushSign, NegZero>;
 
 const DecodeTable* decode_table(const ModelRow& row) {
   if (info(row.in).width > 16) return nullptr;
-  const DecodeKey key{row.in, fast::operand_kind(row), row.inputs_as_fp16, row.in_subnormals, row.flush_sign,
+  const DecodeKey key{row.in, kernels::decoding_of(row), row.as_fp16, row.in_sub, row.flush_sign,
                       row.neg_zero};
   thread_local DecodeKey last_key{};
   thread_local const DecodeTable* last = nullptr;
@@ -104,10 +104,10 @@ struct Fp32Layout {
 };
 Fp32Layout fp32_layout(const ModelRow& row) {
   Fp32Layout f;
-  if ((row.in != Fmt::fp32 && row.in != Fmt::tf32) || row.inputs_as_fp16) return f;
-  const fast::Operand kind = fast::operand_kind(row);
-  if (kind == fast::Operand::real64 || fast::unit_man(row) != info(row.in).man_bits) return f;
-  f.real = kind == fast::Operand::real;
+  if ((row.in != Fmt::fp32 && row.in != Fmt::tf32) || row.as_fp16) return f;
+  const kernels::Decoding kind = kernels::decoding_of(row);
+  if (kind == kernels::Decoding::real64 || kernels::unit_man(row) != info(row.in).man_bits) return f;
+  f.real = kind == kernels::Decoding::real;
   if (f.real && row.in != Fmt::fp32) return f;  // (tf32 real operands: the generic way)
   f.on = true;
   f.man = info(row.in).man_bits;
@@ -214,9 +214,9 @@ void pack_raw(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, 
 void pack_group(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, Fmt storage, const uint64_t* raw,
                 std::size_t count, std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
                 const Fp32Layout& f32) {
-  const std::size_t step = step_k(row), g = v0 / fast::kSimdLanes, lane0 = v0 % fast::kSimdLanes;
+  const std::size_t step = step_k(row), g = v0 / kernels::kSimdLanes, lane0 = v0 % kernels::kSimdLanes;
   for (std::size_t l = pos0; l < pos0 + k; ++l) {
-    const std::size_t pos = fast_position(p, l, step), li = (g * p.kp + pos) * fast::kSimdLanes + lane0;
+    const std::size_t pos = fast_position(p, l, step), li = (g * p.kp + pos) * kernels::kSimdLanes + lane0;
     const uint64_t* in = raw + (l - pos0) * count;
     for (std::size_t q = 0; q < count; ++q) {
       const std::size_t v = v0 + q;
@@ -244,7 +244,7 @@ void pack_scalar_element(const ModelRow& row, const GemmSpec& spec, const InputC
   p.exp[at] = d.exp;
   if (!p.fsig.empty()) p.fsig[at] = d.fsig, p.fval[at] = d.fval;
   if (!p.lane_sig.empty()) {
-    const std::size_t li = ((v / fast::kSimdLanes) * p.kp + l) * fast::kSimdLanes + v % fast::kSimdLanes;
+    const std::size_t li = ((v / kernels::kSimdLanes) * p.kp + l) * kernels::kSimdLanes + v % kernels::kSimdLanes;
     p.lane_sig[li] = d.fsig, p.lane_val[li] = d.fval, p.lane_exp[li] = d.exp;
   }
 }
@@ -254,15 +254,15 @@ void pack_scalar_element(const ModelRow& row, const GemmSpec& spec, const InputC
 // decoded by the table (fp16, bf16) or the fp32 layout (tf32, integer
 // operands), into a panel without interleave. Its zeros are decode_packed()'s.
 bool simd_decode(const ModelRow& row, const InputConv& conv, Fmt storage, const Panel& p, const DecodeTable* table,
-                 const Fp32Layout& f32, fast::PackDecode& pd) {
-  const fast::Operand kind = fast::operand_kind(row);
-  if (storage != Fmt::fp32 || p.interleave || row.inputs_as_fp16 || kind == fast::Operand::real64) return false;
+                 const Fp32Layout& f32, kernels::PackDecode& pd) {
+  const kernels::Decoding kind = kernels::decoding_of(row);
+  if (storage != Fmt::fp32 || p.interleave || row.as_fp16 || kind == kernels::Decoding::real64) return false;
   uint64_t neg_zero = 0x8000u;
   switch (conv.path) {
-    case InputPath::fp32_fp16_rne: pd.conv = fast::PackConv::fp16_rne; break;
-    case InputPath::fp32_bf16_rne: pd.conv = fast::PackConv::bf16_rne; break;
-    case InputPath::fp32_tf32_rne: pd.conv = fast::PackConv::tf32_rne; break;
-    case InputPath::fp32_tf32_rz: pd.conv = fast::PackConv::tf32_rz; break;
+    case InputPath::fp32_fp16_rne: pd.conv = kernels::PackConv::fp16_rne; break;
+    case InputPath::fp32_bf16_rne: pd.conv = kernels::PackConv::bf16_rne; break;
+    case InputPath::fp32_tf32_rne: pd.conv = kernels::PackConv::tf32_rne; break;
+    case InputPath::fp32_tf32_rz: pd.conv = kernels::PackConv::tf32_rz; break;
     default: return false;
   }
   if (row.in == Fmt::tf32) {
@@ -271,7 +271,7 @@ bool simd_decode(const ModelRow& row, const InputConv& conv, Fmt storage, const 
   } else if (!table || (row.in != Fmt::fp16 && row.in != Fmt::bf16)) {
     return false;
   }
-  pd.real = kind == fast::Operand::real;
+  pd.real = kind == kernels::Decoding::real;
   for (int s = 0; s < 2; ++s) {
     Decoded d;
     if (!decode_packed(row, s ? neg_zero : 0, table, f32, d)) return false;
@@ -300,7 +300,7 @@ struct SimdStaging {
 // pack_vectors()'s gathered codes (scratch.h).
 struct RawSlot;
 
-void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const fast::PackDecode& pd,
+void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const kernels::PackDecode& pd,
                        const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
                        std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
                        const Fp32Layout& f32) {
@@ -328,9 +328,9 @@ void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputCon
       odd.resize(count * n);
       const std::size_t o = v0 * p.kp + pos0 + l0;
       const bool simd = !p.fsig.empty();
-      const fast::PackDest d{p.bits.data() + o, p.sig.data() + o, p.kp, p.exp.data() + o,
+      const kernels::PackDest d{p.bits.data() + o, p.sig.data() + o, p.kp, p.exp.data() + o,
                              simd ? p.fsig.data() + o : nullptr, simd ? p.fval.data() + o : nullptr, p.kp};
-      const std::size_t nodd = fast::pack_convert(pd, src, stride, count, n, d, odd.data());
+      const std::size_t nodd = kernels::pack_convert(pd, src, stride, count, n, d, odd.data());
       for (std::size_t j = 0; j < nodd; ++j) {
         const std::size_t q = odd[j] / n, l = odd[j] % n;
         pack_scalar_element(row, spec, conv, X.storage, src[q * stride + l], table, f32, p, v0 + q, pos0 + l0 + l);
@@ -339,8 +339,8 @@ void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputCon
     return;
   }
   for (std::size_t q0 = 0; q0 < count;) {
-    const std::size_t v = v0 + q0, n = std::min(count - q0, fast::kSimdLanes - v % fast::kSimdLanes);
-    const std::size_t g = v / fast::kSimdLanes, lane0 = v % fast::kSimdLanes, chunk = kSimdChunk / fast::kSimdLanes;
+    const std::size_t v = v0 + q0, n = std::min(count - q0, kernels::kSimdLanes - v % kernels::kSimdLanes);
+    const std::size_t g = v / kernels::kSimdLanes, lane0 = v % kernels::kSimdLanes, chunk = kSimdChunk / kernels::kSimdLanes;
     for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
       const std::size_t rows = std::min(chunk, k - l0);
       const uint32_t* src = at(q0, l0);
@@ -352,16 +352,16 @@ void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputCon
         src = in.data(), stride = n;
       }
       tbits.resize(rows * n), tsig.resize(rows * n), odd.resize(rows * n);
-      const std::size_t li = (g * p.kp + pos0 + l0) * fast::kSimdLanes + lane0;
-      const fast::PackDest d{tbits.data(), tsig.data(), n, p.lane_exp.data() + li, p.lane_sig.data() + li,
-                             p.lane_val.data() + li, fast::kSimdLanes};
-      const std::size_t nodd = fast::pack_convert(pd, src, stride, rows, n, d, odd.data());
+      const std::size_t li = (g * p.kp + pos0 + l0) * kernels::kSimdLanes + lane0;
+      const kernels::PackDest d{tbits.data(), tsig.data(), n, p.lane_exp.data() + li, p.lane_sig.data() + li,
+                             p.lane_val.data() + li, kernels::kSimdLanes};
+      const std::size_t nodd = kernels::pack_convert(pd, src, stride, rows, n, d, odd.data());
       for (std::size_t q = 0; q < n; ++q) {
         const std::size_t o = (v + q) * p.kp + pos0 + l0;
         for (std::size_t l = 0; l < rows; ++l) {
           p.bits[o + l] = tbits[l * n + q];
           p.sig[o + l] = tsig[l * n + q];
-          p.exp[o + l] = p.lane_exp[li + l * fast::kSimdLanes + q];
+          p.exp[o + l] = p.lane_exp[li + l * kernels::kSimdLanes + q];
         }
       }
       for (std::size_t j = 0; j < nodd; ++j) {
@@ -397,7 +397,7 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
   const DecodeTable* table = decode_table(row);
   const Fp32Layout f32 = fp32_layout(row);
   const InputConv conv = input_conv(X.storage, row.in, spec.input_round, spec.input_overflow);
-  fast::PackDecode pd{};
+  kernels::PackDecode pd{};
   if (mode == PackMode::best && simd_decode(row, conv, X.storage, p, table, f32, pd))
     return pack_vectors_simd(row, spec, conv, pd, X, is_a, index0, count, k0, k, p, v0, pos0, table, f32);
   const Scratch<std::vector<uint64_t>, RawSlot> raw_slot;
@@ -405,7 +405,7 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
   raw.resize(std::max<std::size_t>(count * k, 1));
   if (!p.lane_sig.empty()) {  // lane-interleaved (B): group by group
     for (std::size_t q0 = 0; q0 < count;) {
-      const std::size_t v = v0 + q0, n = std::min(count - q0, fast::kSimdLanes - v % fast::kSimdLanes);
+      const std::size_t v = v0 + q0, n = std::min(count - q0, kernels::kSimdLanes - v % kernels::kSimdLanes);
       gather(X, is_a, index0 + q0, n, k0, k, raw.data(), true);
       pack_group(row, spec, conv, X.storage, raw.data(), n, k, p, v, pos0, table, f32);
       q0 += n;
@@ -418,7 +418,7 @@ void pack_vectors(const ModelRow& row, const GemmSpec& spec, const Operand& X, b
 }
 
 bool pack_simd_applies(const ModelRow& row, const GemmSpec& spec, Fmt storage, const Panel& p) {
-  fast::PackDecode pd{};
+  kernels::PackDecode pd{};
   const InputConv conv = input_conv(storage, row.in, spec.input_round, spec.input_overflow);
   return simd_decode(row, conv, storage, p, decode_table(row), fp32_layout(row), pd);
 }
@@ -474,11 +474,11 @@ template void pack_chain<double>(const ModelRow&, const GemmSpec&, const Operand
 void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, bool is_a, std::size_t index,
                 std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v, std::size_t s0, std::size_t s1) {
   const std::size_t step = step_k(row);
-  const int man = fast::unit_man(row), st = static_cast<int>(step);
+  const int man = kernels::unit_man(row), st = static_cast<int>(step);
   const VecStrides vs = vec_strides(X, is_a);
   const std::ptrdiff_t o0 = static_cast<std::ptrdiff_t>(index) * vs.idx + static_cast<std::ptrdiff_t>(k0) * vs.k;
   const bool lanes = !is_a;
-  const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  const std::size_t g = v / kernels::kSimdLanes, lane = v % kernels::kSimdLanes;
   double* val = p.val.p.get();
   // fp32 storage rounded to fp16/bf16 with RNE (the usual sgemm policies).
   const bool rne = X.storage == Fmt::fp32 && spec.input_round == Round::rne &&
@@ -486,7 +486,7 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
   const bool f16 = rne && row.in == Fmt::fp16, b16 = rne && row.in == Fmt::bf16;
   const uint32_t* f32 = static_cast<const uint32_t*>(X.data);
   for (std::size_t s = s0; s < std::min(s1, p.steps); ++s) {
-    int lo = fast::kExactNone, hi = -fast::kExactNone;
+    int lo = kernels::kExactNone, hi = -kernels::kExactNone;
     bool special = false;
     for (std::size_t l = s * step; l < (s + 1) * step; ++l) {
       double x = 0.0;
@@ -507,10 +507,10 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
           hi = std::max(hi, e);
         }
       }
-      val[lanes ? (g * p.kp + l) * fast::kSimdLanes + lane : v * p.kp + l] = x;
+      val[lanes ? (g * p.kp + l) * kernels::kSimdLanes + lane : v * p.kp + l] = x;
     }
-    const std::size_t at = lanes ? (g * p.steps + s) * fast::kSimdLanes + lane : v * p.steps + s;
-    fast::exact_bounds(is_a, lo, hi, man, st, p.lo.p[at], p.hi.p[at]);
+    const std::size_t at = lanes ? (g * p.steps + s) * kernels::kSimdLanes + lane : v * p.steps + s;
+    kernels::exact_bounds(is_a, lo, hi, man, st, p.lo.p[at], p.hi.p[at]);
     if (special) p.special[v * p.steps + s] = 1;
   }
 }
@@ -518,15 +518,15 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
 // B lanes past the panel's last column: zero operands, neutral bounds.
 void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0, std::size_t s1) {
   const std::size_t step = step_k(row);
-  const int man = fast::unit_man(row), st = static_cast<int>(step);
+  const int man = kernels::unit_man(row), st = static_cast<int>(step);
   s1 = std::min(s1, p.steps);
-  for (std::size_t v = p.count; v < p.groups * fast::kSimdLanes; ++v) {
-    const std::size_t g = v / fast::kSimdLanes, lane = v % fast::kSimdLanes;
+  for (std::size_t v = p.count; v < p.groups * kernels::kSimdLanes; ++v) {
+    const std::size_t g = v / kernels::kSimdLanes, lane = v % kernels::kSimdLanes;
     for (std::size_t l = s0 * step; l < std::min(s1 * step, p.kp); ++l)
-      p.val.p[(g * p.kp + l) * fast::kSimdLanes + lane] = 0.0;
+      p.val.p[(g * p.kp + l) * kernels::kSimdLanes + lane] = 0.0;
     for (std::size_t s = s0; s < s1; ++s) {
-      const std::size_t at = (g * p.steps + s) * fast::kSimdLanes + lane;
-      fast::exact_bounds(false, fast::kExactNone, -fast::kExactNone, man, st, p.lo.p[at], p.hi.p[at]);
+      const std::size_t at = (g * p.steps + s) * kernels::kSimdLanes + lane;
+      kernels::exact_bounds(false, kernels::kExactNone, -kernels::kExactNone, man, st, p.lo.p[at], p.hi.p[at]);
     }
   }
 }
@@ -536,7 +536,7 @@ void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0, std::si
 void split_exact(double x, int man, int32_t& sig, int32_t& exp) {
   if (x == 0.0) {
     sig = 0;
-    exp = fast::kZeroExp;
+    exp = kernels::kZeroExp;
     return;
   }
   int e;

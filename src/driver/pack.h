@@ -45,7 +45,7 @@ struct Panel {
   void resize(std::size_t count, bool simd, bool lanes) {
     shape(count, simd, lanes);
     clear_vectors(0, count);
-    for (std::size_t g = 0; g * fast::kSimdLanes < count && !lane_sig.empty(); ++g) clear_group(g);
+    for (std::size_t g = 0; g * kernels::kSimdLanes < count && !lane_sig.empty(); ++g) clear_group(g);
   }
 
   // Sizes the arrays for `count` vectors without filling them (they may
@@ -54,12 +54,12 @@ struct Panel {
   // panel reused across calls or chunks is then cleared vector by vector
   // (clear_vectors, clear_group) by the threads that pack it.
   void shape(std::size_t count, bool simd, bool lanes) {
-    const std::size_t n = count * kp, groups = (count + fast::kSimdLanes - 1) / fast::kSimdLanes;
+    const std::size_t n = count * kp, groups = (count + kernels::kSimdLanes - 1) / kernels::kSimdLanes;
     grow(bits, n), grow(sig, n), grow(exp, n), grow(special, count * steps);
     if (simd && !lanes) grow(fsig, n), grow(fval, n);
     else fsig.clear(), fval.clear();
     if (simd && lanes) {
-      const std::size_t nl = groups * kp * fast::kSimdLanes;
+      const std::size_t nl = groups * kp * kernels::kSimdLanes;
       grow(lane_sig, nl), grow(lane_val, nl), grow(lane_exp, nl), grow(group_special, groups * steps);
     } else {
       lane_sig.clear(), lane_val.clear(), lane_exp.clear(), group_special.clear();
@@ -74,7 +74,7 @@ struct Panel {
       const std::size_t a = v * kp + l0, b = v * kp + l1;
       std::fill(bits.begin() + a, bits.begin() + b, 0);
       std::fill(sig.begin() + a, sig.begin() + b, 0);
-      std::fill(exp.begin() + a, exp.begin() + b, fast::kZeroExp);
+      std::fill(exp.begin() + a, exp.begin() + b, kernels::kZeroExp);
       std::fill(special.begin() + v * steps + s0, special.begin() + v * steps + s1, 0);
       if (!fsig.empty()) {
         std::fill(fsig.begin() + a, fsig.begin() + b, 0.0f);
@@ -94,7 +94,7 @@ struct Panel {
     for (std::size_t v = v0; v < v1; ++v)
       std::fill(special.begin() + v * steps + step_of(l0), special.begin() + v * steps + step_of(tail), 0);
     if (lane_sig.empty()) return;
-    for (std::size_t g = v0 / fast::kSimdLanes; g * fast::kSimdLanes < v1; ++g) {
+    for (std::size_t g = v0 / kernels::kSimdLanes; g * kernels::kSimdLanes < v1; ++g) {
       clear_group(g, tail, l1);
       std::fill(group_special.begin() + g * steps + step_of(l0), group_special.begin() + g * steps + step_of(tail), 0);
     }
@@ -105,20 +105,20 @@ struct Panel {
   // their results are never stored.
   void replicate_lane0(std::size_t g, std::size_t count, std::size_t l0, std::size_t l1) {
     for (std::size_t l = l0; l < l1; ++l) {
-      const std::size_t at = (g * kp + l) * fast::kSimdLanes;
-      std::fill(lane_sig.begin() + at + count, lane_sig.begin() + at + fast::kSimdLanes, lane_sig[at]);
-      std::fill(lane_val.begin() + at + count, lane_val.begin() + at + fast::kSimdLanes, lane_val[at]);
-      std::fill(lane_exp.begin() + at + count, lane_exp.begin() + at + fast::kSimdLanes, lane_exp[at]);
+      const std::size_t at = (g * kp + l) * kernels::kSimdLanes;
+      std::fill(lane_sig.begin() + at + count, lane_sig.begin() + at + kernels::kSimdLanes, lane_sig[at]);
+      std::fill(lane_val.begin() + at + count, lane_val.begin() + at + kernels::kSimdLanes, lane_val[at]);
+      std::fill(lane_exp.begin() + at + count, lane_exp.begin() + at + kernels::kSimdLanes, lane_exp[at]);
     }
   }
   // Zero operands in lane group g (all 16 lanes) and its flags.
   void clear_group(std::size_t g) { clear_group(g, 0, kp); }
   // The same for positions [l0, l1) (whole steps).
   void clear_group(std::size_t g, std::size_t l0, std::size_t l1) {
-    const std::size_t a = (g * kp + l0) * fast::kSimdLanes, b = (g * kp + l1) * fast::kSimdLanes;
+    const std::size_t a = (g * kp + l0) * kernels::kSimdLanes, b = (g * kp + l1) * kernels::kSimdLanes;
     std::fill(lane_sig.begin() + a, lane_sig.begin() + b, 0.0f);
     std::fill(lane_val.begin() + a, lane_val.begin() + b, 0.0f);
-    std::fill(lane_exp.begin() + a, lane_exp.begin() + b, fast::kZeroExp);
+    std::fill(lane_exp.begin() + a, lane_exp.begin() + b, kernels::kZeroExp);
     std::fill(group_special.begin() + g * steps + step_of(l0), group_special.begin() + g * steps + step_of(l1), 0);
   }
 
@@ -163,8 +163,8 @@ struct ExactPanel {
 
   void resize(std::size_t n, std::size_t kp_, std::size_t steps_, bool lanes) {
     count = n, kp = kp_, steps = steps_;
-    groups = (n + fast::kSimdLanes - 1) / fast::kSimdLanes;
-    const std::size_t vecs = lanes ? groups * fast::kSimdLanes : n;
+    groups = (n + kernels::kSimdLanes - 1) / kernels::kSimdLanes;
+    const std::size_t vecs = lanes ? groups * kernels::kSimdLanes : n;
     val.get(vecs * kp);
     lo.get(vecs * steps);
     hi.get(vecs * steps);

@@ -87,7 +87,7 @@ std::chrono::steady_clock::time_point spin_until(int partner_cpu) {
 
 void* worker_main(void* arg) {
   Worker& w = *static_cast<Worker*>(arg);
-  const fast::FpEnvGuard env;  // the kernels' environment, for the thread's life
+  const kernels::FpEnvGuard env;  // the kernels' environment, for the thread's life
   t_in_task = true;
   int last_caller = -1;  // the CPU of the last job's caller
   for (uint32_t seen = 0;;) {
@@ -205,7 +205,7 @@ Pool& pool() {
 
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body) {
   if (tasks == 0) return;
-  const fast::FpEnvGuard env;
+  const kernels::FpEnvGuard env;
   const int want = detail::members_wanted(threads, tasks);
   if (want == 1 || t_in_task) {
     const InTask inside;

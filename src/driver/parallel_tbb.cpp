@@ -43,7 +43,7 @@ void run_member(Job& job, int member, std::thread::id caller) {
     t_counted = true;
     g_helpers.fetch_add(1, std::memory_order_relaxed);
   }
-  const fast::FpEnvGuard env;  // oneTBB's workers are not ours: the kernels' environment per member
+  const kernels::FpEnvGuard env;  // oneTBB's workers are not ours: the kernels' environment per member
   const InTask inside;
   job.run(member);
 }
@@ -52,7 +52,7 @@ void run_member(Job& job, int member, std::thread::id caller) {
 
 void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body) {
   if (tasks == 0) return;
-  const fast::FpEnvGuard env;
+  const kernels::FpEnvGuard env;
   const int want = detail::members_wanted(threads, tasks);
   if (want == 1 || detail::t_in_task) {
     const InTask inside;

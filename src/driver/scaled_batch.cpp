@@ -27,7 +27,7 @@
 namespace mmaemu::driver {
 namespace {
 
-constexpr std::size_t L = fast::kScaledLanes;
+constexpr std::size_t L = kernels::kScaledLanes;
 static_assert(L == kFallbackLanes);
 constexpr std::size_t kGroupsPerTask = 16;  // 256 output elements per task
 constexpr std::size_t kMaxStepK = 64;       // plan()'s largest block-scaled k
@@ -37,7 +37,7 @@ constexpr std::size_t kChunkSteps = 16;     // instructions per panel chunk
 struct Call {
   const ScaledBatch& b;
   const ScaledUnit& u;
-  fast::KernelPlan plan;
+  kernels::KernelPlan plan;
   std::size_t total, mn, uk, block, nb, groups, bps;
   ElementTable ea, eb;
   ScaleTable st;
@@ -184,16 +184,16 @@ void pack_gst(const Call& x, const Call::Base* q, std::size_t s0, std::size_t st
 void run_kernel(const Call& x, const Panels& p, std::size_t s, std::size_t e, uint32_t* acc) {
   const Identity& id = identity();
   const int steps = static_cast<int>(e - s);
-  if (x.plan.scaled == fast::ScaledKernel::st) {
+  if (x.plan.scaled == kernels::ScaledKernel::st) {
     const std::size_t at = s * x.uk * L;
-    const fast::StRowPanel a{id.one.data(), id.zero16.data(), id.zero32.data()};
-    const fast::StLanePanel b{&p.val[at], &p.exp[at], &p.sexp[s * L]};
-    return fast::simd_st_run16(x.plan.scaled_params, steps, a, b, acc);
+    const kernels::StRowPanel a{id.one.data(), id.zero16.data(), id.zero32.data()};
+    const kernels::StLanePanel b{&p.val[at], &p.exp[at], &p.sexp[s * L]};
+    return kernels::simd_st_run16(x.plan.scaled_params, steps, a, b, acc);
   }
   const std::size_t at = s * x.uk * L, gt = s * x.groups * L, tt = s * x.bps * L;
-  const fast::GstRowPanel a{id.one.data(), id.all.data(), id.one64.data(), id.zero32.data()};
-  const fast::GstLanePanel b{&p.val[at], &p.nz[gt], &p.scale[tt], &p.sexp[tt]};
-  fast::simd_gst_run16(x.plan.scaled_params, steps, a, b, acc);
+  const kernels::GstRowPanel a{id.one.data(), id.all.data(), id.one64.data(), id.zero32.data()};
+  const kernels::GstLanePanel b{&p.val[at], &p.nz[gt], &p.scale[tt], &p.sexp[tt]};
+  kernels::simd_gst_run16(x.plan.scaled_params, steps, a, b, acc);
 }
 
 void simd_group(const Call& x, std::size_t q0, Panels& p) {
@@ -205,7 +205,7 @@ void simd_group(const Call& x, std::size_t q0, Panels& p) {
   const std::size_t steps = (x.b.k + x.uk - 1) / x.uk;
   for (std::size_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
     const std::size_t n = std::min(kChunkSteps, steps - s0);
-    if (x.plan.scaled == fast::ScaledKernel::st) pack_st(x, o, s0, n, p);
+    if (x.plan.scaled == kernels::ScaledKernel::st) pack_st(x, o, s0, n, p);
     else pack_gst(x, o, s0, n, p);
     steps_with_fallback(
         0, n, acc, [&](std::size_t s) { return p.special[s] != 0; }, [&](std::size_t s) { return p.special[s]; },
@@ -235,9 +235,9 @@ void run_scaled_batch(const ScaledBatch& b, int threads, bool use_reference) {
   if (total == 0) return;
   const bool gst = u.algo == ScaledAlgo::gst_fdpa;
   const std::size_t uk = static_cast<std::size_t>(u.k), block = static_cast<std::size_t>(u.block);
-  Call x{b, u, fast::plan(u, {use_reference, false}), total, b.m * b.n, uk, block, block ? b.k / block : 0,
+  Call x{b, u, kernels::plan(u, {use_reference, false}), total, b.m * b.n, uk, block, block ? b.k / block : 0,
          u.group ? uk / static_cast<std::size_t>(u.group) : 0, block ? uk / block : 0,
-         element_table(b.fa, u.narrow_subnormals, gst), element_table(b.fb, u.narrow_subnormals, gst),
+         element_table(b.fa, u.subnormals, gst), element_table(b.fb, u.subnormals, gst),
          scale_table(u.scale), neutral_scale(u.scale)};
   // The kernels give fp32 results; fp16 results (T rows) and k = 0 run on the reference.
   const bool simd = x.plan.simd && b.out == Fmt::fp32 && b.k > 0;

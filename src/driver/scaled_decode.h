@@ -15,7 +15,7 @@
 
 namespace mmaemu::driver {
 
-inline constexpr int32_t kScaledZero = fast::kScaledZeroExp;
+inline constexpr int32_t kScaledZero = kernels::kScaledZeroExp;
 
 struct ElementCode {
   float val = 0;            // the value (GST: twice the value); 0 for a zero or special

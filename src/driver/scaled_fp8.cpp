@@ -30,7 +30,7 @@ void scaled_fp8_gemm(const GemmSpec& spec, std::size_t m, std::size_t n, std::si
   const std::size_t nb = std::min<std::size_t>(n, std::max<std::size_t>(16, (std::size_t{32} << 20) / (8 * m)));
   std::vector<float> main(m * nb), piece(m * nb);
   const MainEpilogue epi{row, 1.0, 0.0, false, Fmt::fp32, D, ldd, threads};
-  const fast::KernelPlan plan = plan_of(spec);  // once per call, for every piece
+  const kernels::KernelPlan plan = plan_of(spec);  // once per call, for every piece
   for (std::size_t j0 = 0; j0 < n; j0 += nb) {
     const Block blk{m, j0, std::min(nb, n - j0), threads};
     fill_zero(blk, main.data());
@@ -54,7 +54,7 @@ void quantize_fp8_blocks(Fmt f, std::size_t rows, std::size_t cols, const float*
                          float* scales) {
   if (f != Fmt::e4m3 && f != Fmt::e5m2) throw std::invalid_argument("fp8 quantisation: the format must be e4m3 or e5m2");
   if (block_rows == 0 || block_cols == 0) throw std::invalid_argument("fp8 quantisation: zero block size");
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   const float fmax = std::bit_cast<float>(static_cast<uint32_t>(to_fp32_bits(f, max_finite_bits(f, false))));
   const std::size_t bcols = (cols + block_cols - 1) / block_cols;
   auto x_at = [&](std::size_t i, std::size_t j) { return X[static_cast<std::ptrdiff_t>(i) * ldx + static_cast<std::ptrdiff_t>(j)]; };

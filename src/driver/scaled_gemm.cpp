@@ -34,7 +34,7 @@
 namespace mmaemu::driver {
 namespace {
 
-constexpr std::size_t L = fast::kScaledLanes;
+constexpr std::size_t L = kernels::kScaledLanes;
 static_assert(L == kFallbackLanes);
 constexpr std::size_t kRowsPerTask = 32;
 constexpr std::size_t kChunkBytes = 24 * 1024;  // of the B panel per chunk of steps: within L1
@@ -262,22 +262,22 @@ struct Call {
 // Steps [s0, s0 + count) of row r against panel q on the SIMD kernel.
 void run_simd(const Call& c, std::size_t i, std::size_t q, std::size_t s0, std::size_t count, uint32_t* acc) {
   const Shape& sh = c.e.sh;
-  const fast::KernelPlan& plan = c.e.g.plan;
+  const kernels::KernelPlan& plan = c.e.g.plan;
   const Packed& pa = c.a.packed;
   const Packed& pb = c.b.packed;
   const int steps = static_cast<int>(count);
-  if (plan.scaled == fast::ScaledKernel::st) {
+  if (plan.scaled == kernels::ScaledKernel::st) {
     const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
-    const fast::StRowPanel a{&pa.st.val[ea], &pa.st.exp[ea], &pa.st.scale_exp[i * sh.steps + s0]};
-    const fast::StLanePanel b{&pb.st.val[eb], &pb.st.exp[eb], &pb.st.scale_exp[(q * sh.steps + s0) * L]};
-    return fast::simd_st_run16(plan.scaled_params, steps, a, b, acc);
+    const kernels::StRowPanel a{&pa.st.val[ea], &pa.st.exp[ea], &pa.st.scale_exp[i * sh.steps + s0]};
+    const kernels::StLanePanel b{&pb.st.val[eb], &pb.st.exp[eb], &pb.st.scale_exp[(q * sh.steps + s0) * L]};
+    return kernels::simd_st_run16(plan.scaled_params, steps, a, b, acc);
   }
   const std::size_t ea = i * sh.kp + s0 * sh.uk, eb = (q * sh.kp + s0 * sh.uk) * L;
   const std::size_t ga = (i * sh.steps + s0) * sh.groups, gb = (q * sh.steps + s0) * sh.groups * L;
   const std::size_t ta = i * sh.kbp + s0 * sh.bps, tb = (q * sh.kbp + s0 * sh.bps) * L;
-  const fast::GstRowPanel a{&pa.gst.val2[ea], &pa.gst.nz[ga], &pa.gst.scale[ta], &pa.gst.scale_exp[ta]};
-  const fast::GstLanePanel b{&pb.gst.val2[eb], &pb.gst.nz[gb], &pb.gst.scale[tb], &pb.gst.scale_exp[tb]};
-  fast::simd_gst_run16(plan.scaled_params, steps, a, b, acc);
+  const kernels::GstRowPanel a{&pa.gst.val2[ea], &pa.gst.nz[ga], &pa.gst.scale[ta], &pa.gst.scale_exp[ta]};
+  const kernels::GstLanePanel b{&pb.gst.val2[eb], &pb.gst.nz[gb], &pb.gst.scale[tb], &pb.gst.scale_exp[tb]};
+  kernels::simd_gst_run16(plan.scaled_params, steps, a, b, acc);
 }
 
 // Step s of row r of A against column `col` of B (local indices) on the
@@ -403,8 +403,8 @@ void run_scaled_macro(const ScaledCall& g) {
   const Shape sh = shape_of(u, g.m, g.n, g.k);
   const bool chain = sh.steps > 0;
   const bool gst = u.algo == ScaledAlgo::gst_fdpa;
-  Engine e{g, u, sh, g.A.lines, *g.B.lines, gst, element_table(g.A.storage, u.narrow_subnormals, gst),
-           element_table(g.B.storage, u.narrow_subnormals, gst), scale_table(u.scale)};
+  Engine e{g, u, sh, g.A.lines, *g.B.lines, gst, element_table(g.A.storage, u.subnormals, gst),
+           element_table(g.B.storage, u.subnormals, gst), scale_table(u.scale)};
   // Blocks of B's columns, each read and packed once and taken by every
   // row of A; a task reads and packs its rows of A (all of k) and runs them
   // against a group of the block's panels. Where B takes more than one

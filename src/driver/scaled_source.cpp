@@ -68,8 +68,8 @@ void QuantisedLines::lines(std::size_t r0, std::size_t count, uint8_t* codes, ui
   });
   for (std::size_t r = 0; r < count; ++r) {
     const float* line = &v[r * k_];
-    if (q_.nvfp4) fast::quantise_nvfp4_simd(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
-    else fast::quantise_mx_simd(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
+    if (q_.nvfp4) kernels::quantise_nvfp4_simd(line, k_, q_.encode, codes + r * kp_, scales + r * nb);
+    else kernels::quantise_mx_simd(q_.element, q_.block, line, k_, codes + r * kp_, scales + r * nb);
   }
 }
 
@@ -85,7 +85,7 @@ float operand_amax(Strided x, std::size_t rows, std::size_t cols, int threads) {
   parallel_for(threads, tasks, Assign::blocks, [&](std::size_t t) {
     float amax = 0;
     for (std::size_t o = t * per; o < std::min(outer, (t + 1) * per); ++o)
-      amax = std::max(amax, fast::finite_abs_max(v + o * x.ld, inner));
+      amax = std::max(amax, kernels::finite_abs_max(v + o * x.ld, inner));
     part[t] = amax;
   });
   float amax = 0;

@@ -51,7 +51,7 @@ std::vector<std::string> split_on(const std::string& s, char sep) {
 constexpr std::size_t kScratchBudget = std::size_t{64} << 20;
 
 template <typename T>
-void run_scheduled(const Schedule& s, const GemmSpec& spec, const fast::KernelPlan& plan, std::size_t m, std::size_t n,
+void run_scheduled(const Schedule& s, const GemmSpec& spec, const kernels::KernelPlan& plan, std::size_t m, std::size_t n,
                    std::size_t k, double alpha, const Operand& A, const Operand& B, double beta, Fmt c_storage,
                    void* C, std::ptrdiff_t ldc) {
   const ModelRow& row = *spec.row;
@@ -170,7 +170,7 @@ void scheduled_gemm(const Schedule& s, const GemmSpec& spec, std::size_t m, std:
                     std::ptrdiff_t ldc) {
   check_schedule(s, *spec.row);
   if (s.is_chain() || alpha == 0.0 || m == 0 || n == 0) return gemm(spec, m, n, k, alpha, A, B, beta, c_storage, C, ldc);
-  const fast::KernelPlan plan = plan_of(spec);  // once per call, for every piece
+  const kernels::KernelPlan plan = plan_of(spec);  // once per call, for every piece
   const auto run_all = [&](const GemmSpec& sp, std::size_t i0, std::size_t rows, void* c) {
     if (main_format(*spec.row) == Fmt::fp64)
       run_scheduled<double>(s, sp, plan, rows, n, k, alpha, shifted(A, i0, 0), B, beta, c_storage, c, ldc);
@@ -214,7 +214,7 @@ std::ptrdiff_t c_at(const Block& b, std::ptrdiff_t ldc, std::size_t i, std::size
 }
 }  // namespace
 
-void unit_piece(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& b, KRange r, const Operand& A,
+void unit_piece(const GemmSpec& spec, const kernels::KernelPlan& plan, const Block& b, KRange r, const Operand& A,
                 const Operand& B, Fmt F, void* out) {
   if (b.m == 0 || b.nc == 0) return;
   GemmSpec piece = spec;

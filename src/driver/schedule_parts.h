@@ -31,7 +31,7 @@ struct MainEpilogue {
 /// out (m x nc, format F) = the unit's result of op(A)(:, r) * op(B)(r, block)
 /// from +0 (driver::gemm_on_plan with alpha = 1, beta = 0): plan is
 /// plan_of(spec), made once by the schedule's call.
-void unit_piece(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& b, KRange r, const Operand& A,
+void unit_piece(const GemmSpec& spec, const kernels::KernelPlan& plan, const Block& b, KRange r, const Operand& A,
                 const Operand& B, Fmt F, void* out);
 
 /// dst (m x nc, main format) += the unit's result of each piece of
@@ -40,12 +40,12 @@ void unit_piece(const GemmSpec& spec, const fast::KernelPlan& plan, const Block&
 /// macro-kernel the additions run inside it, through an accumulator sink
 /// (acc_sink.h). plan: plan_of(spec), made once by the schedule's call.
 template <typename T>
-void add_range(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& b, KRange r, std::size_t interval,
+void add_range(const GemmSpec& spec, const kernels::KernelPlan& plan, const Block& b, KRange r, std::size_t interval,
                const Operand& A, const Operand& B, T* dst);
 
 /// True when add_range runs pieces of `interval` k over a range of `len`
 /// inside the steps macro-kernel (one pass, no GEMM per piece).
-bool in_kernel(const fast::KernelPlan& plan, const ModelRow& row, std::size_t interval, std::size_t len);
+bool in_kernel(const kernels::KernelPlan& plan, const ModelRow& row, std::size_t interval, std::size_t len);
 
 /// Operand X seen from element (r, c) of op(X) on.
 Operand shifted(const Operand& X, std::size_t r, std::size_t c);

@@ -13,9 +13,9 @@
 
 namespace mmaemu::driver {
 
-bool in_kernel(const fast::KernelPlan& plan, const ModelRow& row, std::size_t interval, std::size_t len) {
+bool in_kernel(const kernels::KernelPlan& plan, const ModelRow& row, std::size_t interval, std::size_t len) {
   const std::size_t P = interval == 0 || interval > len ? len : interval;
-  return plan.macro == fast::Macro::steps && sink_fits(P, len, step_k(row));
+  return plan.macro == kernels::Macro::steps && sink_fits(P, len, step_k(row));
 }
 
 // On the steps macro-kernel: one call over the range, the pieces added
@@ -23,7 +23,7 @@ bool in_kernel(const fast::KernelPlan& plan, const ModelRow& row, std::size_t in
 // pieces not made of whole steps: a GEMM per piece into a scratch block,
 // then dst += it.
 template <typename T>
-void add_range(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& b, KRange r, std::size_t interval, const Operand& A,
+void add_range(const GemmSpec& spec, const kernels::KernelPlan& plan, const Block& b, KRange r, std::size_t interval, const Operand& A,
                const Operand& B, T* dst) {
   if (b.m == 0 || b.nc == 0 || r.len == 0) return;
   const std::size_t P = interval == 0 || interval > r.len ? r.len : interval;
@@ -42,15 +42,15 @@ void add_range(const GemmSpec& spec, const fast::KernelPlan& plan, const Block& 
   s.threads = b.threads;
   const Epilogue unused(s, 1.0, 0.0, F, dst, static_cast<std::ptrdiff_t>(b.nc));  // the sink stores
   const int threads = gemm_threads(s, b.m, b.nc, r.len);
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   const RangeSink sink{P, dst, static_cast<std::ptrdiff_t>(b.nc), F};
   const Operand a = shifted(A, 0, r.k0), bb = shifted(B, r.k0, b.j0);
   run_steps_macro(GemmCall{{b.m, b.nc, r.len, a, bb, threads, unused, plan}, s, row, &sink});
 }
 
-template void add_range(const GemmSpec&, const fast::KernelPlan&, const Block&, KRange, std::size_t, const Operand&,
+template void add_range(const GemmSpec&, const kernels::KernelPlan&, const Block&, KRange, std::size_t, const Operand&,
                         const Operand&, float*);
-template void add_range(const GemmSpec&, const fast::KernelPlan&, const Block&, KRange, std::size_t, const Operand&,
+template void add_range(const GemmSpec&, const kernels::KernelPlan&, const Block&, KRange, std::size_t, const Operand&,
                         const Operand&, double*);
 
 }  // namespace mmaemu::driver

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The registry of unit kinds (macro.h, UnitKind): one row per fast::Macro,
+// The registry of unit kinds (macro.h, UnitKind): one row per kernels::Macro,
 // in its order, naming the loop nest that runs the kind's GEMM. A new kind
-// adds its row here and its id to fast::Macro (docs/kernels.md, "Adding a
+// adds its row here and its id to kernels::Macro (docs/kernels.md, "Adding a
 // unit kind").
 #include <array>
 #include <cstddef>
@@ -17,10 +17,10 @@ void run_exact(const MacroArgs& args, const GemmSpec& spec) { run_exact_macro(Ge
 void run_scaled(const MacroArgs& args, const GemmSpec& spec) { run_scaled_macro(ScaledCall{args, *spec.scaled}); }
 
 constexpr std::array<UnitKind, 4> kKinds{{
-    {fast::Macro::steps, "steps", run_steps},
-    {fast::Macro::chain, "chain", run_chain},
-    {fast::Macro::exact, "exact", run_exact},
-    {fast::Macro::scaled, "scaled", run_scaled},
+    {kernels::Macro::steps, "steps", run_steps},
+    {kernels::Macro::chain, "chain", run_chain},
+    {kernels::Macro::exact, "exact", run_exact},
+    {kernels::Macro::scaled, "scaled", run_scaled},
 }};
 
 constexpr bool in_macro_order() {
@@ -28,10 +28,10 @@ constexpr bool in_macro_order() {
     if (static_cast<std::size_t>(kKinds[i].macro) != i) return false;
   return true;
 }
-static_assert(in_macro_order(), "kKinds: one row per fast::Macro, in its order");
+static_assert(in_macro_order(), "kKinds: one row per kernels::Macro, in its order");
 
 }  // namespace
 
-const UnitKind& unit_kind(fast::Macro macro) { return kKinds[static_cast<std::size_t>(macro)]; }
+const UnitKind& unit_kind(kernels::Macro macro) { return kKinds[static_cast<std::size_t>(macro)]; }
 
 }  // namespace mmaemu::driver

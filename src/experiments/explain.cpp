@@ -20,18 +20,18 @@ namespace mmaemu::experiments::explain_detail {
 // The products of one step (docs/models.md §2.3): finite nonzero ones only.
 std::vector<Indexed> products(Stepper& s, const uint64_t* a, const uint64_t* b) {
   const ModelRow& row = s.row;
-  const Fmt in = row.inputs_as_fp16 ? Fmt::fp16 : row.in;
-  ExplainStage st{s.prefix + "decoded operands" + (row.inputs_as_fp16 ? " (read as fp16, exactly)" : ""), {}, ""};
+  const Fmt in = row.as_fp16 ? Fmt::fp16 : row.in;
+  ExplainStage st{s.prefix + "decoded operands" + (row.as_fp16 ? " (read as fp16, exactly)" : ""), {}, ""};
   ExplainStage pr{s.prefix + "exact products (" + product_form_name(row.product) + ")", {}, ""};
   std::vector<Indexed> ps;
   for (std::size_t i = 0; i < s.k; ++i) {
-    const uint64_t x = row.inputs_as_fp16 ? convert(row.in, Fmt::fp16, a[i], Round::rne) : a[i];
-    const uint64_t y = row.inputs_as_fp16 ? convert(row.in, Fmt::fp16, b[i], Round::rne) : b[i];
+    const uint64_t x = row.as_fp16 ? convert(row.in, Fmt::fp16, a[i], Round::rne) : a[i];
+    const uint64_t y = row.as_fp16 ? convert(row.in, Fmt::fp16, b[i], Round::rne) : b[i];
     const Unpacked u = decode(in, x), v = decode(in, y);
     if (u.cls == Class::zero || v.cls == Class::zero) continue;
     st.lines.push_back(operand_line(s.base + i, in, x, y));
     if (u.cls != Class::finite || v.cls != Class::finite) continue;
-    if (!row.in_subnormals && (is_subnormal(in, u) || is_subnormal(in, v))) {
+    if (!row.in_sub && (is_subnormal(in, u) || is_subnormal(in, v))) {
       pr.lines.push_back("  p" + std::to_string(s.base + i + 1) + "  0 (a subnormal factor is read as zero)");
       continue;
     }
@@ -82,7 +82,7 @@ uint64_t fused_early(Stepper& s, std::vector<XTerm> ts, uint64_t c, std::string 
     return zero_bits(row.out, false);
   }
   const Aligned p = align_stage(s, what, ts, zero_c);
-  return round_stage(s, p.S, p.E - row.frac_bits, row.final_round);
+  return round_stage(s, p.S, p.E - row.frac, row.round);
 }
 
 // Exact IEEE addition in the output format (the late c of §2.12).
@@ -100,7 +100,7 @@ uint64_t add_round(Stepper& s, uint64_t x, uint64_t y) {
     if (v.cls == Class::finite) acc.add(v.neg, v.sig, v.exp);
     const Round r = row.late_round;
     const bool zero_neg = (u.cls == Class::zero && v.cls == Class::zero) ? (u.neg && v.neg) : r == Round::rd;
-    d = flush_out(row, acc.round(row.out, r, Overflow::inf, zero_neg, row.result_frac_bits()));
+    d = flush_out(row, acc.round(row.out, r, Overflow::inf, zero_neg, row.result_frac()));
   }
   s.note("c enters late (" + std::string(round_name(row.late_round)) + " addition in " + info(row.out).name + ")",
          "  " + code_text(row.out, x) + " + c " + code_text(row.out, y) + " = " + code_text(row.out, d), d);
@@ -126,19 +126,19 @@ Aligned odd_even(Stepper& s, const std::vector<Indexed>& ps) {
 
 uint64_t aligned_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_t c) {
   const ModelRow& row = s.row;
-  const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
+  const bool late_c = row.c == CEntry::late_rne || row.c == CEntry::last;
   if (std::optional<uint64_t> sp = special_step(s, a, b, late_c ? zero_bits(row.out, false) : c))
     return late_c ? add_round(s, *sp, c) : *sp;
   const std::vector<Indexed> ps = products(s, a, b);
-  if (!row.out_subnormals && is_subnormal(row.out, decode(row.out, c))) {
+  if (!row.out_sub && is_subnormal(row.out, decode(row.out, c))) {
     s.note("c flushed", "  c is subnormal and the unit has no subnormal outputs: c = +0", 0);
     c = zero_bits(row.out, false);
   }
-  if (row.c_entry == CEntry::late_rd) {
+  if (row.c == CEntry::late_rd) {
     const Aligned P = row.grouping == Grouping::odd_even ? odd_even(s, ps) : align_stage(s, "products", where(ps, -1), {});
     return late_rd_stage(s, P, c, where(ps, -1));
   }
-  const bool early = row.c_entry == CEntry::early;
+  const bool early = row.c == CEntry::early;
   const uint64_t c0 = early ? c : zero_bits(row.out, false);
   uint64_t t;
   if (row.grouping == Grouping::pair_interleave) {

@@ -24,7 +24,7 @@ struct Tree {
   }
   uint64_t flush(uint64_t x, bool keep_sign) const {
     const Unpacked u = decode(row.out, x);
-    return !row.out_subnormals && is_subnormal(row.out, u) ? zero_bits(row.out, keep_sign && u.neg) : x;
+    return !row.out_sub && is_subnormal(row.out, u) ? zero_bits(row.out, keep_sign && u.neg) : x;
   }
   uint64_t add(uint64_t x, uint64_t y) const { return flush(rne(value(row.out, x) + value(row.out, y)), true); }
   uint64_t positive(Fmt f, uint64_t x) const {
@@ -32,7 +32,7 @@ struct Tree {
   }
   uint64_t read_input(uint64_t x) const {
     const Unpacked u = decode(row.in, x);
-    const bool flush_in = !row.in_subnormals && is_subnormal(row.in, u);
+    const bool flush_in = !row.in_sub && is_subnormal(row.in, u);
     return positive(row.in, flush_in ? zero_bits(row.in, row.flush_sign == FlushSign::keep && u.neg) : x);
   }
 };
@@ -65,7 +65,7 @@ uint64_t pairwise_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_
   }
   uint64_t d = op.add(c, t);
   if (is_nan(row.out, d)) d = nan_result(row);
-  st.lines.push_back("  c + tree = " + code_text(row.out, d) + (row.out_subnormals ? "" : " (subnormals flushed at every step)"));
+  st.lines.push_back("  c + tree = " + code_text(row.out, d) + (row.out_sub ? "" : " (subnormals flushed at every step)"));
   st.bits = code_hex(row.out, d);
   s.out.push_back(st);
   return d;

@@ -86,7 +86,7 @@ const char* product_form_name(ProductForm p) {
   return "";
 }
 
-int row_frac(const Stepper& s) { return s.row.frac_bits; }
+int row_frac(const Stepper& s) { return s.row.frac; }
 
 bool is_subnormal(Fmt f, const Unpacked& u) { return u.cls == Class::finite && u.sig < (1ull << info(f).man_bits); }
 
@@ -108,7 +108,7 @@ std::optional<XTerm> c_term(const ModelRow& row, uint64_t c) {
 
 uint64_t flush_out(const ModelRow& row, uint64_t bits) {
   const Unpacked u = decode(row.out, bits);
-  if (row.out_subnormals || !is_subnormal(row.out, u)) return bits;
+  if (row.out_sub || !is_subnormal(row.out, u)) return bits;
   return zero_bits(row.out, row.flush_sign == FlushSign::keep && u.neg);
 }
 
@@ -121,12 +121,12 @@ int64_t shift_rd(int64_t x, int d) {
 Aligned align_stage(Stepper& s, const std::string& what, const std::vector<XTerm>& ts, std::optional<int> extra_e) {
   Aligned p;
   if (ts.empty() && !extra_e) return p;
-  const int F = s.row.frac_bits;
+  const int F = s.row.frac;
   p.empty = false;
   p.E = extra_e ? *extra_e : INT_MIN;
   for (const XTerm& t : ts) p.E = std::max(p.E, t.e);
-  const bool floored = s.row.align_floor > p.E;
-  p.E = std::max(p.E, s.row.align_floor);
+  const bool floored = s.row.floor > p.E;
+  p.E = std::max(p.E, s.row.floor);
   std::vector<uint64_t> kept;
   std::vector<std::string> dropped;
   for (const XTerm& t : ts) {
@@ -166,7 +166,7 @@ uint64_t round_stage(Stepper& s, int64_t S, int lsb, Round r) {
     return zero_bits(row.out, false);
   }
   const uint64_t mag = magnitude(S);
-  const int n = bit_length(mag), lead = lsb + n - 1, p = row.result_frac_bits();
+  const int n = bit_length(mag), lead = lsb + n - 1, p = row.result_frac();
   const int keep = std::min(p, p - (info(row.out).emin() - lead));  // fewer bits for a subnormal result
   const std::string digits = binary(mag, n) + std::string(std::max(0, keep + 1 - n), '0');
   const int k1 = std::max(keep, 0) + 1;

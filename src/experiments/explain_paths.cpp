@@ -17,18 +17,18 @@ int bit_length(uint64_t x) { return 64 - std::countl_zero(x); }
 
 // What makes a step special (docs/models.md §2.10), or "" when nothing does.
 std::string special_cause(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c) {
-  const Fmt in = row.inputs_as_fp16 ? Fmt::fp16 : row.in;
+  const Fmt in = row.as_fp16 ? Fmt::fp16 : row.in;
   if (decode(row.out, c).cls == Class::nan) return "c is NaN";
   if (decode(row.out, c).cls == Class::inf) return "c is infinite";
   for (std::size_t i = 0; i < k; ++i) {
-    const uint64_t x = row.inputs_as_fp16 ? convert(row.in, in, a[i], Round::rne) : a[i];
-    const uint64_t y = row.inputs_as_fp16 ? convert(row.in, in, b[i], Round::rne) : b[i];
+    const uint64_t x = row.as_fp16 ? convert(row.in, in, a[i], Round::rne) : a[i];
+    const uint64_t y = row.as_fp16 ? convert(row.in, in, b[i], Round::rne) : b[i];
     const Unpacked u = decode(in, x), v = decode(in, y);
     const std::string at = " at position " + std::to_string(i + 1);
     if (u.cls == Class::nan || v.cls == Class::nan) return "a NaN input" + at;
     if (u.cls == Class::inf || v.cls == Class::inf) return "an infinite input" + at;
-    if (row.product_overflow && u.cls == Class::finite && v.cls == Class::finite &&
-        (row.in_subnormals || (!is_subnormal(in, u) && !is_subnormal(in, v)))) {
+    if (row.prd_ovf && u.cls == Class::finite && v.cls == Class::finite &&
+        (row.in_sub || (!is_subnormal(in, u) && !is_subnormal(in, v)))) {
       const XTerm p = product_term(row, in, u, v);
       if (p.e - p.frac + bit_length(p.sig) - 1 >= 128) return "a product >= 2^128 (overflow)" + at;
     }
@@ -41,7 +41,7 @@ uint64_t products_rd(const ModelRow& row, const Aligned& P, bool exact, const st
   if (!exact) return static_cast<uint64_t>(shift_rd(P.S * (int64_t{1} << extra), e_c - P.E));
   WideAccumulator acc;
   for (const XTerm& t : terms) acc.add(t.neg, t.sig, t.e - t.frac);
-  return static_cast<uint64_t>(acc.floor_scaled(e_c - row.frac_bits - extra));
+  return static_cast<uint64_t>(acc.floor_scaled(e_c - row.frac - extra));
 }
 
 std::string grid(int64_t S, int F, int e) { return fixed_text(S, F) + " x 2^" + std::to_string(e); }
@@ -49,7 +49,7 @@ std::string grid(int64_t S, int F, int e) { return fixed_text(S, F) + " x 2^" + 
 // CDNA3 with c dominating: the two-stage (or single-stage) round-down.
 uint64_t c_dominates(Stepper& s, const Aligned& P, int64_t s_c, int e_c, bool exact, const std::vector<XTerm>& terms) {
   const ModelRow& row = s.row;
-  const int F = row.frac_bits;
+  const int F = row.frac;
   ExplainStage st{s.prefix + "c dominates (e_c = " + std::to_string(e_c) + " > E_p = " + std::to_string(P.E) + ")", {}, ""};
   const bool two = row.late_rd == LateRd::two_stage;
   const int extra = two ? 8 : 7;
@@ -70,7 +70,7 @@ uint64_t c_dominates(Stepper& s, const Aligned& P, int64_t s_c, int e_c, bool ex
   st.lines.push_back("  " + std::string(two ? "second stage: " : "single stage: ") + grid(S, std::max(0, e_c - lsb), e_c));
   st.bits = std::to_string(S) + "@" + std::to_string(lsb);
   s.out.push_back(st);
-  return round_stage(s, S, lsb, row.final_round);
+  return round_stage(s, S, lsb, row.round);
 }
 
 }  // namespace
@@ -86,22 +86,22 @@ std::optional<uint64_t> special_step(Stepper& s, const uint64_t* a, const uint64
 
 uint64_t late_rd_stage(Stepper& s, const Aligned& P, uint64_t c, const std::vector<XTerm>& terms) {
   const ModelRow& row = s.row;
-  const int F = row.frac_bits;
+  const int F = row.frac;
   const std::optional<XTerm> ct = c_term(row, c);
   const std::string title = "c enters late, round-down alignment";
   if (P.empty && !ct) return s.note(title, "  no product and c = 0: d = +0", 0), zero_bits(row.out, false);
-  if (!ct && !row.zero_c_is_term) return round_stage(s, P.S, P.E - F, row.final_round);
+  if (!ct && !row.zero_c_is_term) return round_stage(s, P.S, P.E - F, row.round);
   if (P.empty) {
     s.note(title, "  no product: d = c rounded", ct->sig);
-    return round_stage(s, ct->neg ? -int64_t(ct->sig) : int64_t(ct->sig), ct->e - ct->frac, row.final_round);
+    return round_stage(s, ct->neg ? -int64_t(ct->sig) : int64_t(ct->sig), ct->e - ct->frac, row.round);
   }
   const int e_c = ct ? ct->e : row.zero_c_exp;
   int64_t s_c = ct ? static_cast<int64_t>(ct->sig) << (F - ct->frac) : 0;
   if (ct && ct->neg) s_c = -s_c;
   std::string cut;
-  if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) {
+  if (row.cutoff >= 0 && P.E - e_c > row.cutoff) {
     s_c = 0;
-    cut = "; c is more than " + std::to_string(row.late_c_cutoff) + " binades below: dropped";
+    cut = "; c is more than " + std::to_string(row.cutoff) + " binades below: dropped";
   }
   s.note(title, "  c = " + (ct ? term_text(*ct) : "0 at 2^" + std::to_string(e_c)) + ", E_p = " + std::to_string(P.E) + cut,
          static_cast<uint64_t>(s_c));
@@ -112,7 +112,7 @@ uint64_t late_rd_stage(Stepper& s, const Aligned& P, uint64_t c, const std::vect
   st.lines.push_back("  c rounded down to the F-bit grid of 2^E_p: " + grid(sc, F, P.E));
   st.lines.push_back("  plus the products:                     " + grid(S, F, P.E));
   s.out.push_back(st);
-  return round_stage(s, S, P.E - F, row.final_round);
+  return round_stage(s, S, P.E - F, row.round);
 }
 
 uint64_t exact_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_t c) {
@@ -123,11 +123,11 @@ uint64_t exact_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_t c
   bool any = !ps.empty();
   for (const Indexed& p : ps) acc.add(p.t.neg, p.t.sig, p.t.e - p.t.frac);
   const Unpacked cu = decode(row.out, c);
-  if (cu.cls == Class::finite && (row.out_subnormals || !is_subnormal(row.out, cu))) acc.add(cu.neg, cu.sig, cu.exp), any = true;
+  if (cu.cls == Class::finite && (row.out_sub || !is_subnormal(row.out, cu))) acc.add(cu.neg, cu.sig, cu.exp), any = true;
   const uint64_t exact = acc.round(Fmt::fp64, Round::rne, Overflow::ieee);
-  const uint64_t d = any ? flush_out(row, acc.round(row.out, row.final_round, Overflow::inf, false, row.result_frac_bits()))
+  const uint64_t d = any ? flush_out(row, acc.round(row.out, row.round, Overflow::inf, false, row.result_frac()))
                          : zero_bits(row.out, false);
-  ExplainStage st{s.prefix + "exact sum of c and the products, one rounding (" + round_name(row.final_round) + ")", {}, ""};
+  ExplainStage st{s.prefix + "exact sum of c and the products, one rounding (" + round_name(row.round) + ")", {}, ""};
   st.lines.push_back("  no alignment loss: the sum is exact (as binary64: " + code_text(Fmt::fp64, exact) + ")");
   st.lines.push_back("  rounded once: d = " + code_text(row.out, d));
   st.bits = code_hex(row.out, d);

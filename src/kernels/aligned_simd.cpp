@@ -67,7 +67,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -188,7 +188,7 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
   auto E = hn::Max(hn::IfThenElse(czero, hn::Set(di, kLowExp), e_c_align), hn::Set(di, p.floor));
   auto a = hn::Zero(di), b = hn::Zero(di);
   hn::Mask<DI32> none;
-  ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
+  ProductSum(di, p.frac, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, none);
   const auto is_empty = hn::And(none, czero);
   hn::Store(hn::VecFromMask(di, is_empty), di, empty);
   // An empty block or a NaN/Inf accumulator in some lane.
@@ -196,7 +196,7 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
   // c: |m_c| * 2^(F - (E - e_c)) from its significand (exact for any E).
   const auto csig = hn::Or(hn::And(c, hn::Set(di, 0x7FFFFF)),
                            hn::IfThenElseZero(hn::Ne(cbexp, hn::Zero(di)), hn::Set(di, 1 << 23)));
-  const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F - 23 + 127), E), e_c), hn::Zero(di));
+  const auto xc = hn::Max(hn::Add(hn::Sub(hn::Set(di, p.frac - 23 + 127), E), e_c), hn::Zero(di));
   auto tc = hn::ConvertTo(di, hn::Mul(hn::ConvertTo(df, csig), hn::BitCast(df, hn::ShiftLeft<23>(xc))));
   tc = hn::IfThenElse(hn::Lt(c, hn::Zero(di)), hn::Neg(tc), tc);
   hn::Store(a, di, s01);
@@ -213,7 +213,7 @@ HWY_NOINLINE void SlowBlock(const SimdParams& p, int len, const float* av, const
   for (std::size_t u = 0; u < N; u += M) {
     const auto S = hn::Add(hn::Add(hn::PromoteTo(dd, hn::Load(d32, s01 + u)), hn::PromoteTo(dd, hn::Load(d32, s23 + u))),
                            hn::PromoteTo(dd, hn::Load(d32, sc + u)));
-    const auto ebits = hn::PromoteTo(d64, hn::Add(hn::Load(d32, ee + u), hn::Set(d32, 1023 - p.F)));
+    const auto ebits = hn::PromoteTo(d64, hn::Add(hn::Load(d32, ee + u), hn::Set(d32, 1023 - p.frac)));
     const auto V = hn::Mul(S, hn::BitCast(dd, hn::ShiftLeft<52>(ebits)));
     // fp16 results: rounded (and overflowed) in double, then exact in float.
     const auto W = p.out16 ? HalfOfDouble(V) : V;
@@ -445,15 +445,15 @@ void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const fl
                 uint32_t* acc) {
   // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
   // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
-  const int64_t bound = (int64_t{step} << (p.F + 2)) + (int64_t{1} << (p.F + 1));
+  const int64_t bound = (int64_t{step} << (p.frac + 2)) + (int64_t{1} << (p.frac + 1));
   if (bound <= 3 * (int64_t{1} << 30) && !p.rd && !p.ru) {
-    const int32_t hi = HWY_MIN(100, p.F + 96);
+    const int32_t hi = HWY_MIN(100, p.frac + 96);
     FastConsts q;
-    q.e_lo = HWY_MAX(p.floor, p.F - 126);
+    q.e_lo = HWY_MAX(p.floor, p.frac - 126);
     q.e_hi = hi + 1;
-    q.f127 = p.F + 127;
-    q.x_top = static_cast<uint32_t>(p.F + 254) << 23;
-    q.w_lo = static_cast<uint32_t>(p.F + 127 - hi) << 23;
+    q.f127 = p.frac + 127;
+    q.x_top = static_cast<uint32_t>(p.frac + 254) << 23;
+    q.w_lo = static_cast<uint32_t>(p.frac + 127 - hi) << 23;
     q.w_span = (252u << 23) - q.w_lo;
     q.check = bound > kSumLimit;
     q.mask = p.rz && p.frac_mask != -1;
@@ -493,13 +493,13 @@ void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const 
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(AlignedRun16);
 
@@ -564,6 +564,6 @@ const char* simd_target_name() {
   return targets.empty() ? "none" : hwy::TargetName(targets.front());  // best first
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

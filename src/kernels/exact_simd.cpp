@@ -66,7 +66,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -159,13 +159,13 @@ int ExactRun16(int steps, int step, int last_len, const double* av, const double
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(ExactRun16);
 
@@ -182,6 +182,6 @@ void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, 
   hi = pow2(is_a ? hi_e : hi_e + cb - 27);
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

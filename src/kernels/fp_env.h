@@ -6,7 +6,7 @@
 #include <xmmintrin.h>
 #endif
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 // The real-operand kernels use host IEEE arithmetic: they need round to
 // nearest and no flush-to-zero / denormals-are-zero, whatever the caller
@@ -32,4 +32,4 @@ class FpEnvGuard {
   unsigned saved_ = 0;
 };
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

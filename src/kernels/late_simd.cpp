@@ -31,7 +31,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -53,15 +53,15 @@ HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, c
     auto E = hn::Set(di, kLowExp), a = hn::Zero(di), b = hn::Zero(di);
     hn::Mask<decltype(di)> empty;
     if (!p.odd_even) {
-      ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, empty);
+      ProductSum(di, p.frac, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, empty);
       hn::StoreU(hn::Add(a, b), di, s01);
       hn::StoreU(hn::Zero(di), di, s23);
       hn::StoreU(hn::Set(di, kLowExp), di, ep2);
     } else {
       auto E2 = hn::Set(di, kLowExp), a2 = hn::Zero(di), b2 = hn::Zero(di);
       hn::Mask<decltype(di)> empty2;
-      ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, empty, 0, 2);
-      ProductSum(di, p.F, p.man2, len, av, af, ae, bv, bf, be, v, E2, a2, b2, empty2, 1, 2);
+      ProductSum(di, p.frac, p.man2, len, av, af, ae, bv, bf, be, v, E, a, b, empty, 0, 2);
+      ProductSum(di, p.frac, p.man2, len, av, af, ae, bv, bf, be, v, E2, a2, b2, empty2, 1, 2);
       if (!hn::AllFalse(di, hn::Gt(E2, hn::Set(di, 125)))) return false;
       empty = hn::And(empty, empty2);
       hn::StoreU(hn::Add(a, b), di, s01);
@@ -385,13 +385,13 @@ int LateRun16(const SimdParams& p, int steps, int step, int last_len, const floa
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(LateRun16);
 
@@ -401,6 +401,6 @@ int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, u
                                          b.val, b.sig, b.exp, acc);
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

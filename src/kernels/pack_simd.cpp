@@ -26,7 +26,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -224,13 +224,13 @@ std::size_t PackConvert(const PackDecode& p, const uint32_t* src, std::size_t sr
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(PackConvert);
 
@@ -239,6 +239,6 @@ std::size_t pack_convert(const PackDecode& p, const uint32_t* src, std::size_t s
   return HWY_DYNAMIC_DISPATCH(PackConvert)(p, src, src_stride, rows, n, dst, odd);
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

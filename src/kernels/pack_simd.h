@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 /// The storage -> unit conversion (fp32 storage).
 enum class PackConv : uint8_t { fp16_rne, bf16_rne, tf32_rne, tf32_rz };
@@ -50,4 +50,4 @@ struct PackDest {
 std::size_t pack_convert(const PackDecode& p, const uint32_t* src, std::size_t src_stride, std::size_t rows,
                          std::size_t n, const PackDest& dst, std::size_t* odd);
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

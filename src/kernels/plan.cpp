@@ -6,7 +6,7 @@
 
 #include "models/row_facts.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 namespace {
 
 // Each envelope below returns nullptr when the row is inside it, else a
@@ -15,7 +15,7 @@ namespace {
 // The scalar step kernel of the row's accumulation path, or null (the
 // reference runs every step).
 StepFn scalar_kernel(const ModelRow& row) {
-  if (operand_kind(row) == Operand::real64) return nullptr;
+  if (decoding_of(row) == Decoding::real64) return nullptr;
   if (step_k(row) > static_cast<std::size_t>(kMaxStep)) return nullptr;
   switch (row.accum) {
     case Accumulation::aligned: return row.product == ProductForm::fp32_rne ? nullptr : aligned_step;
@@ -35,7 +35,7 @@ const char* no_scalar_kernel(const ModelRow& row) {
 // exact in fp32, and binary64 chains.
 const char* chain_misfit(const ModelRow& row) {
   if (row.accum != Accumulation::fma_chain) return "not an FMA chain";
-  if (operand_kind(row) == Operand::real64)
+  if (decoding_of(row) == Decoding::real64)
     return row.in == Fmt::fp64 && row.out == Fmt::fp64 ? nullptr : "fp64 chain mixing formats";
   if (row.out != Fmt::fp32) return "FMA chain with an fp16 result";
   return info(row.in).width <= 32 ? nullptr : "FMA chain of inputs wider than fp32";
@@ -47,11 +47,11 @@ const char* chain_misfit(const ModelRow& row) {
 const char* exact_misfit(const ModelRow& row) {
   const FormatInfo& in = info(row.in);
   if (row.out != Fmt::fp32) return "exact sum with an fp16 result";
-  if (row.final_round != Round::rne || row.result_frac_bits() != 23) return "exact sum rounded other than RNE to fp32";
-  if (row.product_overflow) return "exact sum with the product-overflow rule";
-  if (!row.in_subnormals || !row.out_subnormals) return "exact sum with FTZ";
-  if (row.inputs_as_fp16) return "exact sum of fp8 read as fp16";
-  if (operand_kind(row) != Operand::integer || in.width > 32 || in.man_bits > 23)
+  if (row.round != Round::rne || row.result_frac() != 23) return "exact sum rounded other than RNE to fp32";
+  if (row.prd_ovf) return "exact sum with the product-overflow rule";
+  if (!row.in_sub || !row.out_sub) return "exact sum with FTZ";
+  if (row.as_fp16) return "exact sum of fp8 read as fp16";
+  if (decoding_of(row) != Decoding::integer || in.width > 32 || in.man_bits > 23)
     return "exact sum of inputs wider than fp32";
   return nullptr;
 }
@@ -74,17 +74,17 @@ const char* late_misfit(const ModelRow& row, SimdParams& p) {
     return "late c with pair-interleaved groups";
   if (row.late_rd != LateRd::two_stage) return "single-stage late round-down";
   if (row.out != Fmt::fp32) return "late c with an fp16 result";
-  if (row.final_round != Round::rne || row.result_frac_bits() != 23) return "late c rounded other than RNE to fp32";
-  if (row.frac_bits != 24) return "late c with F other than 24";
+  if (row.round != Round::rne || row.result_frac() != 23) return "late c rounded other than RNE to fp32";
+  if (row.frac != 24) return "late c with F other than 24";
   if (row.product != ProductForm::denormalised) return "late c of normalised products";
   if (!row.zero_c_is_term || row.zero_c_exp != -126) return "late c where c = 0 is no term at 2^-126";
-  if (row.align_floor != kNoFloor) return "late c with an alignment floor";
-  if (!row.out_subnormals) return "late c with FTZ";
+  if (row.floor != kNoFloor) return "late c with an alignment floor";
+  if (!row.out_sub) return "late c with FTZ";
   if (row.block > 32) return "late c with blocks over 32";
   p.kind = SimdKind::late;
   p.odd_even = row.grouping == Grouping::odd_even;
   p.exact_zero_c = row.late_exact_zero_c;
-  p.cutoff = row.late_c_cutoff;
+  p.cutoff = row.cutoff;
   return nullptr;
 }
 
@@ -94,28 +94,28 @@ const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
   if (row.grouping != Grouping::contiguous) return "c early with odd/even groups";
   if (row.product != ProductForm::denormalised) return "aligned sum of normalised products";
   if (row.zero_c_is_term) return "c = 0 as a term";
-  if (!row.out_subnormals) return "aligned sum with FTZ";
-  if (row.frac_bits > 26 || row.block > 32) return "aligned sum with F over 26 or blocks over 32";
+  if (!row.out_sub) return "aligned sum with FTZ";
+  if (row.frac > 26 || row.block > 32) return "aligned sum with F over 26 or blocks over 32";
   // The general path's int32 partial sums (block/2 terms < 2^(F+2) each)
   // must fit: F = 26 with 32-element blocks (custom rows) would wrap.
-  if ((int64_t{row.block} << (row.frac_bits + 1)) > (int64_t{1} << 31)) return "32-element blocks with F = 26";
+  if ((int64_t{row.block} << (row.frac + 1)) > (int64_t{1} << 31)) return "32-element blocks with F = 26";
   const bool out16 = row.out == Fmt::fp16;
   if (out16) {
-    if (row.final_round != Round::rne || row.result_frac_bits() != 10) return "fp16 result rounded other than RNE";
-  } else if (row.final_round == Round::rna) {
+    if (row.round != Round::rne || row.result_frac() != 10) return "fp16 result rounded other than RNE";
+  } else if (row.round == Round::rna) {
     return "fp32 result rounded to nearest, ties away";
-  } else if (row.final_round != Round::rz && row.result_frac_bits() != 23) {
+  } else if (row.round != Round::rz && row.result_frac() != 23) {
     return "fp32 result of fewer bits rounded other than RZ";
   }
   p.kind = SimdKind::aligned;
-  p.floor = row.align_floor == kNoFloor ? -(1 << 30) : row.align_floor;
-  p.rz = row.final_round == Round::rz;
-  p.rd = !out16 && row.final_round == Round::rd;
-  p.ru = !out16 && row.final_round == Round::ru;
+  p.floor = row.floor == kNoFloor ? -(1 << 30) : row.floor;
+  p.rz = row.round == Round::rz;
+  p.rd = !out16 && row.round == Round::rd;
+  p.ru = !out16 && row.round == Round::ru;
   p.out16 = out16;
   p.sub_c_emin = out16 && row.sub_c == SubnormalC::emin;
   p.nan16 = row.nan16;
-  p.frac_mask = out16 ? -1 : static_cast<int32_t>(~((1u << (23 - row.result_frac_bits())) - 1));
+  p.frac_mask = out16 ? -1 : static_cast<int32_t>(~((1u << (23 - row.result_frac())) - 1));
   return nullptr;
 }
 
@@ -125,13 +125,13 @@ const char* aligned_misfit(const ModelRow& row, SimdParams& p) {
 // format (fp32 or fp16: the aligned kernel's out16). The driver
 // packs each instruction's k with the two groups contiguous.
 const char* interleaved_misfit(const ModelRow& row, SimdParams& p) {
-  if (row.c_entry != CEntry::late_rne || row.late_round != Round::rne) return "pair-interleaved groups, c not late RNE";
-  if (row.result_frac_bits() != info(row.out).man_bits) return "interleaved HMMA with a reduced-precision result";
-  if (!row.out_subnormals) return "interleaved HMMA with FTZ";
+  if (row.c != CEntry::late_rne || row.late_round != Round::rne) return "pair-interleaved groups, c not late RNE";
+  if (row.result_frac() != info(row.out).man_bits) return "interleaved HMMA with a reduced-precision result";
+  if (!row.out_sub) return "interleaved HMMA with FTZ";
   if (row.zero_c_is_term) return "c = 0 as a term";
   ModelRow sub = row;
   sub.grouping = Grouping::contiguous;
-  sub.c_entry = CEntry::early;
+  sub.c = CEntry::early;
   if (const char* why = aligned_misfit(sub, p)) return why;
   p.kind = SimdKind::interleaved;
   return nullptr;
@@ -144,18 +144,18 @@ const char* simd_misfit(const ModelRow& row, SimdParams& p) {
   p.pair_group = row.pair_group;
   p.keep_sign = row.flush_sign == FlushSign::keep;
   p.pos_zero = row.neg_zero == NegZero::positive;
-  p.out_subnormals = row.out_subnormals;
-  p.F = row.frac_bits;
+  p.out_sub = row.out_sub;
+  p.frac = row.frac;
   p.man2 = 2 * unit_man(row);
   p.nan32 = static_cast<int32_t>(row.nan32);
-  if (operand_kind(row) == Operand::real) {  // (FMA chains run on the chain tiles)
+  if (decoding_of(row) == Decoding::real) {  // (FMA chains run on the chain tiles)
     if (row.accum != Accumulation::pairwise) return chain_misfit(row);
     return row.in == Fmt::fp64 ? "pairwise tree of fp64 inputs" : pairwise_misfit(row, p);
   }
   if (row.accum == Accumulation::exact) return exact_misfit(row);
   if (row.grouping == Grouping::pair_interleave) return interleaved_misfit(row, p);
-  if (row.c_entry == CEntry::late_rd) return late_misfit(row, p);
-  if (row.c_entry == CEntry::early) return aligned_misfit(row, p);
+  if (row.c == CEntry::late_rd) return late_misfit(row, p);
+  if (row.c == CEntry::early) return aligned_misfit(row, p);
   return "aligned sum with c added last";
 }
 
@@ -183,7 +183,7 @@ StepKernel kernel_of(SimdKind kind) {
 // under the floor.
 const char* unit_misfit(const ScaledUnit& u) {
   if (u.e_zero < -300 || u.e_zero > -126) return "zero-term exponent outside [-300, -126]";
-  if (u.round32 != Round::rz && u.round32 != Round::rne) return "fp32 result rounded other than RZ or RNE";
+  if (u.round != Round::rz && u.round != Round::rne) return "fp32 result rounded other than RZ or RNE";
   return nullptr;
 }
 
@@ -194,7 +194,7 @@ const char* st_misfit(const ScaledUnit& u) {
   if (u.algo == ScaledAlgo::st_fdpa && u.block != u.k) return "ST-FDPA with more than one scale per instruction";
   if (u.algo == ScaledAlgo::t_fdpa && u.block != 0) return "T-FDPA with scales";
   if (u.k <= 0 || u.k > 32 || u.k % 2 != 0) return "T/ST-FDPA with k odd or over 32";
-  if (u.F < 0 || u.F > 25) return "T/ST-FDPA with F over 25";
+  if (u.frac < 0 || u.frac > 25) return "T/ST-FDPA with F over 25";
   return nullptr;
 }
 
@@ -204,7 +204,7 @@ const char* gst_misfit(const ScaledUnit& u) {
   if (u.group != 16) return "GST-FDPA with groups other than 16";
   if (u.k <= 0 || u.k > 64 || u.k % 16 != 0) return "GST-FDPA with k over 64 or not whole groups";
   if (u.block <= 0 || u.block % 16 != 0 || u.k % u.block != 0) return "GST-FDPA with blocks not whole groups of k";
-  if (u.F < 0 || u.F > 40) return "GST-FDPA with F over 40";
+  if (u.frac < 0 || u.frac > 40) return "GST-FDPA with F over 40";
   return nullptr;
 }
 
@@ -222,7 +222,7 @@ KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
   if (*k.why) return k;
   k.simd = true;
   k.scaled = gst ? ScaledKernel::gst : ScaledKernel::st;
-  k.scaled_params = {u.F, u.e_zero, u.k, u.block, u.round32 == Round::rne};
+  k.scaled_params = {u.frac, u.e_zero, u.k, u.block, u.round == Round::rne};
   k.name = "simd";
   return k;
 }
@@ -230,7 +230,7 @@ KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
 KernelPlan plan(const ModelRow& row, PlanOptions options) {
   KernelPlan k;
   k.step = options.use_reference ? nullptr : scalar_kernel(row);
-  k.fp64 = operand_kind(row) == Operand::real64;
+  k.fp64 = decoding_of(row) == Decoding::real64;
   const bool simd_allowed = !options.use_reference && !options.simd_off;
   if (simd_allowed && !chain_misfit(row)) {
     k.macro = Macro::chain;
@@ -253,4 +253,4 @@ KernelPlan plan(const ModelRow& row, PlanOptions options) {
   return k;
 }
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

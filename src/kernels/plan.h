@@ -45,7 +45,7 @@
 #include "models/model.h"
 #include "models/scaled_units.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 /// The loop nest (driver macro-kernel) a row runs on.
 enum class Macro : uint8_t {
@@ -101,4 +101,4 @@ inline const char* kernel_name(const ModelRow& row) { return plan(row).name; }
 /// plan(row).why: why the row runs no SIMD kernel ("" when it does).
 inline const char* kernel_why(const ModelRow& row) { return plan(row).why; }
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

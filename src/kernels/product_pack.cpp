@@ -28,7 +28,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -82,7 +82,7 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h, const uint16_t* p) {
   const auto subnormal = hn::AndNot(f0, e0);
   if constexpr (kReal) {  // a flushed input is its zero; -0 reads as +0 with pos_zero (pack_element)
     VF v = value;
-    if (!f.in_subnormals)
+    if (!f.in_sub)
       v = hn::IfThenElse(hn::RebindMask(df, subnormal), f.keep_sign ? hn::And(value, hn::Set(df, -0.0f)) : hn::Zero(df),
                          v);
     d.val = f.pos_zero ? hn::Add(v, hn::Zero(df)) : v;  // -0 + +0 = +0; every other value unchanged
@@ -95,13 +95,13 @@ HWY_INLINE Decoded Decode(const CodeDecode& f, VI h, const uint16_t* p) {
     const auto nonzero = hn::Ne(av, hn::Zero(df));
     const VI x16 = hn::Max(hn::Sub(hn::ShiftRight<23>(hn::BitCast(di, av)), hn::Set(di, 127)), hn::Set(di, -14));
     const auto sub16 = hn::And(nonzero, hn::Lt(av, hn::Set(df, 0x1p-14f)));
-    const auto zero = hn::Not(hn::RebindMask(di, f.in_subnormals ? nonzero : hn::AndNot(sub16, nonzero)));
+    const auto zero = hn::Not(hn::RebindMask(di, f.in_sub ? nonzero : hn::AndNot(sub16, nonzero)));
     d.sig = hn::IfThenZeroElse(hn::RebindMask(df, zero), hn::Mul(value, Pow2(hn::Sub(hn::Set(di, 10), x16))));
     d.exp = hn::IfThenElse(zero, hn::Set(di, kZeroExp), x16);
     d.val = hn::IfThenZeroElse(hn::RebindMask(df, zero), value);
     return d;
   }
-  const auto zero = f.in_subnormals ? hn::And(e0, f0) : e0;
+  const auto zero = f.in_sub ? hn::And(e0, f0) : e0;
   d.sig = hn::IfThenZeroElse(hn::RebindMask(df, zero), hn::ConvertTo(df, s));
   d.exp = hn::IfThenElse(zero, hn::Set(di, kZeroExp), x);
   d.val = hn::IfThenZeroElse(hn::RebindMask(df, zero), value);  // a zero is +0, as ldexp(0, .)
@@ -130,7 +130,7 @@ HWY_INLINE Decoded DecodeHalf(const uint16_t* p) {
 
 template <bool kReal>
 HWY_INLINE Decoded Decode(const CodeDecode& f, const uint16_t* p) {
-  if (!kReal && f.fp16 && f.in_subnormals && !f.as_fp16) return DecodeHalf(p);
+  if (!kReal && f.fp16 && f.in_sub && !f.as_fp16) return DecodeHalf(p);
   return Decode<kReal>(f, hn::PromoteTo(DI(), hn::LoadU(DU16(), p)), p);
 }
 
@@ -238,13 +238,13 @@ void CodeDecodeAll(const CodeDecode& d, const uint16_t* codes, std::size_t count
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(CodeProducts16);
 HWY_EXPORT(CodeDecodeAll);
@@ -268,6 +268,6 @@ void simd_code_decode(const CodeDecode& d, const uint16_t* codes, std::size_t co
   HWY_DYNAMIC_DISPATCH(CodeDecodeAll)(d, codes, count, val, sig, exp, special);
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 /// How a unit reads the codes of its input format (up to 16 bits; the
 /// format's bit fields and the row facts pack_element() reads).
@@ -22,8 +22,8 @@ struct CodeDecode {
   Specials specials;
   bool fp16;           // the value by the host's fp16 -> fp32 conversion
   bool bf16;           // the value is the code as the top half of a binary32
-  bool real;           // Operand::real: the value as read (pairwise rows)
-  bool in_subnormals;  // false: subnormal inputs read as zero
+  bool real;           // Decoding::real: the value as read (pairwise rows)
+  bool in_sub;  // false: subnormal inputs read as zero
   bool keep_sign;      // real: a flushed input keeps its sign (flush_sign = keep), else +0
   bool pos_zero;       // real: -0 reads as +0 (neg_zero = positive)
   bool as_fp16;        // integer operands decomposed as fp16 (fp8 read as fp16)
@@ -50,4 +50,4 @@ void simd_transpose_codes16(const uint8_t* const* rows, std::size_t kc, uint16_t
 void simd_code_decode(const CodeDecode& d, const uint16_t* codes, std::size_t count, float* val, float* sig,
                       int32_t* exp, uint8_t* special);
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

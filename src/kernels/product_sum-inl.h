@@ -21,7 +21,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -126,7 +126,7 @@ HWY_INLINE int RunBlocks(int steps, int step, int last_len, F&& f) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 

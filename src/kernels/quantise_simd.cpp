@@ -32,7 +32,7 @@
 
 #ifndef MMAEMU_QUANTISE_SIMD_PARAMS
 #define MMAEMU_QUANTISE_SIMD_PARAMS
-namespace mmaemu::fast::detail {
+namespace mmaemu::kernels::detail {
 
 // An MX element format's constants for the per-element steps above.
 struct MxElem {
@@ -47,12 +47,12 @@ struct MxElem {
 // NVFP4's midpoints between consecutive e2m1 values (7 of them).
 constexpr int kMids = 7;
 
-}  // namespace mmaemu::fast::detail
+}  // namespace mmaemu::kernels::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -197,13 +197,13 @@ uint32_t FiniteAbsMaxBits(const float* HWY_RESTRICT v, std::size_t n) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(MxLine);
 HWY_EXPORT(Nvfp4Line);
@@ -254,6 +254,6 @@ float finite_abs_max(const float* v, std::size_t n) {
   return std::bit_cast<float>(HWY_DYNAMIC_DISPATCH(FiniteAbsMaxBits)(v, n));
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

@@ -12,7 +12,7 @@
 
 #include "formats/format.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 /// quantise_mx(elem, block, v, n, codes, scales). Needs the host in
 /// round-to-nearest without FTZ/DAZ (kernels/fp_env.h).
@@ -26,4 +26,4 @@ void quantise_nvfp4_simd(const float* v, std::size_t n, float encode, uint8_t* c
 /// NVFP4's global scale reads (nvfp4_global_scale).
 float finite_abs_max(const float* v, std::size_t n);
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

@@ -19,7 +19,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -186,7 +186,7 @@ HWY_NOINLINE void PairwiseSteps(const SimdParams& p, int steps, int last_len, co
 
 void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* bv,
                    float* acc) {
-  const PairFlush mode = p.out_subnormals ? kNoFlush : p.normal_products ? kFlushC : kFlushAll;
+  const PairFlush mode = p.out_sub ? kNoFlush : p.normal_products ? kFlushC : kFlushAll;
   auto run = [&](auto g, auto flush) {
     constexpr int G = decltype(g)::value;
     constexpr PairFlush kFlush = static_cast<PairFlush>(decltype(flush)::value);
@@ -206,13 +206,13 @@ void PairwiseRun16(const SimdParams& p, int steps, int step, int last_len, const
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(PairwiseRun16);
 HWY_EXPORT(ChainTile32);
@@ -233,6 +233,6 @@ int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel 
   return run.steps;
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

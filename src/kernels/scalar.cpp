@@ -15,7 +15,7 @@
 #include "models/row_facts.h"
 #include "formats/wide_accumulator.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 namespace {
 
 int bit_length(uint64_t x) { return 64 - std::countl_zero(x); }
@@ -61,7 +61,7 @@ bool is_subnormal_out(Fmt out, uint32_t c) {
 }
 
 uint32_t flush_out(const ModelRow& row, uint32_t bits) {
-  if (row.out_subnormals || !is_subnormal_out(row.out, bits)) return bits;
+  if (row.out_sub || !is_subnormal_out(row.out, bits)) return bits;
   const uint32_t sign_bit = row.out == Fmt::fp16 ? 0x8000u : 0x80000000u;
   return row.flush_sign == FlushSign::keep ? (bits & sign_bit) : 0u;
 }
@@ -69,7 +69,7 @@ uint32_t flush_out(const ModelRow& row, uint32_t bits) {
 // S * 2^lsb to the output format; exact zero -> +0.
 uint32_t round_sum(const ModelRow& row, int64_t S, int lsb, Round r) {
   if (S == 0) return 0;
-  return flush_out(row, round_out(row.out, S < 0, magnitude(S), lsb, r, row.result_frac_bits()));
+  return flush_out(row, round_out(row.out, S < 0, magnitude(S), lsb, r, row.result_frac()));
 }
 
 // |m| * 2^(F - frac - (E - e)), truncated toward zero (docs/models.md §2.4 step 4).
@@ -124,19 +124,19 @@ uint32_t fused_early(const ModelRow& row, const Products& p, Keep keep, uint32_t
   const CTerm ct = c_term(row, c);
   if (ct.nan) return nan_bits(row);
   if (ct.inf) return c;
-  const int F = row.frac_bits;
-  Partial P = sum_products(p, F, row.align_floor, keep);
+  const int F = row.frac;
+  Partial P = sum_products(p, F, row.floor, keep);
   if (ct.zero) {
     if (P.empty) return 0;
     if (row.zero_c_is_term && row.zero_c_exp > P.E) {  // c = 0 raises E (custom rows)
-      P = sum_products(p, F, std::max(row.align_floor, row.zero_c_exp), keep);
+      P = sum_products(p, F, std::max(row.floor, row.zero_c_exp), keep);
     }
-    return round_sum(row, P.S, P.E - F, row.final_round);
+    return round_sum(row, P.S, P.E - F, row.round);
   }
-  const int E = P.empty ? std::max(ct.e, row.align_floor) : std::max(P.E, ct.e);
+  const int E = P.empty ? std::max(ct.e, row.floor) : std::max(P.E, ct.e);
   if (!P.empty && E != P.E) P = sum_products(p, F, E, keep);
   const int64_t s = static_cast<int64_t>(align(ct.sig, 23, ct.e, E, F));
-  return round_sum(row, P.S + (ct.neg ? -s : s), E - F, row.final_round);
+  return round_sum(row, P.S + (ct.neg ? -s : s), E - F, row.round);
 }
 
 // Exact two-operand addition in the output format (late c of §2.12).
@@ -151,24 +151,24 @@ uint32_t add_round(const ModelRow& row, uint32_t x, uint32_t y, Round r) {
   if (!u.zero) acc.add(u.neg, uint64_t{u.sig}, u.e - 23);
   if (!v.zero) acc.add(v.neg, uint64_t{v.sig}, v.e - 23);
   return flush_out(row, static_cast<uint32_t>(acc.round(row.out, r, Overflow::inf, r == Round::rd,
-                                                        row.result_frac_bits())));
+                                                        row.result_frac())));
 }
 
 // Late c with round-down alignment (CDNA3, docs/models.md §2.6; see reference.cpp).
 uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Products& p) {
-  const int F = row.frac_bits;
+  const int F = row.frac;
   const CTerm ct = c_term(row, c);
   if (P.empty && ct.zero) return 0;
-  if (ct.zero && !row.zero_c_is_term) return round_sum(row, P.S, P.E - F, row.final_round);
+  if (ct.zero && !row.zero_c_is_term) return round_sum(row, P.S, P.E - F, row.round);
   if (P.empty) {
     const int64_t s = ct.neg ? -int64_t{ct.sig} : int64_t{ct.sig};
-    return round_sum(row, s, ct.e - 23, row.final_round);
+    return round_sum(row, s, ct.e - 23, row.round);
   }
   const int e_c = ct.zero ? row.zero_c_exp : ct.e;
   int64_t s_c = ct.zero ? 0 : int64_t{ct.sig} << (F - 23);
   if (ct.neg) s_c = -s_c;
-  if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) s_c = 0;
-  if (P.E >= e_c) return round_sum(row, P.S + shift_rd(s_c, P.E - e_c), P.E - F, row.final_round);
+  if (row.cutoff >= 0 && P.E - e_c > row.cutoff) s_c = 0;
+  if (P.E >= e_c) return round_sum(row, P.S + shift_rd(s_c, P.E - e_c), P.E - F, row.round);
   const int d = e_c - P.E;
   auto products_rd = [&](int extra) {
     if (!(row.late_exact_zero_c && ct.zero)) return shift_rd(P.S * (int64_t{1} << extra), d);
@@ -177,7 +177,7 @@ uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Pr
     return exact.floor_scaled(e_c - F - extra);
   };
   if (row.late_rd == LateRd::single_stage)
-    return round_sum(row, products_rd(7) + s_c * 128, e_c - F - 7, row.final_round);
+    return round_sum(row, products_rd(7) + s_c * 128, e_c - F - 7, row.round);
   int64_t S = products_rd(8) + s_c * 256;
   int lsb = e_c - F - 8;
   if (S != 0) {
@@ -188,7 +188,7 @@ uint32_t late_rd_add(const ModelRow& row, const Partial& P, uint32_t c, const Pr
       lsb += cut;
     }
   }
-  return round_sum(row, S, lsb, row.final_round);
+  return round_sum(row, S, lsb, row.round);
 }
 
 // Forms the products of a step from integer operands; returns false (and
@@ -201,7 +201,7 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
     if (s == 0) continue;
     int e = ea[l] + eb[l], frac = 2 * man;
     if (row.product == ProductForm::normalised && magnitude(s) >> (frac + 1)) ++e, ++frac;
-    if (row.product_overflow && e - frac + bit_length(magnitude(s)) - 1 >= 128) (s < 0 ? neg : pos) = true;
+    if (row.prd_ovf && e - frac + bit_length(magnitude(s)) - 1 >= 128) (s < 0 ? neg : pos) = true;
     p.sig[p.n] = s;
     p.frac[p.n] = frac;
     p.e[p.n] = e;
@@ -220,7 +220,7 @@ bool form_products(const ModelRow& row, int man, int len, const int32_t* sa, con
 std::optional<uint32_t> special_result(const ModelRow& row, const CTerm& ct, uint32_t c, bool overflow,
                                        uint32_t special) {
   if (ct.nan) return nan_bits(row);
-  if (ct.inf && overflow && row.overflow_inf == OverflowInf::ieee)
+  if (ct.inf && overflow && row.ovf_inf == OverflowInf::ieee)
     return special == c ? c : nan_bits(row);  // NaN or the opposite infinity: NaN
   if (ct.inf) return c;
   if (overflow) return special;
@@ -233,7 +233,7 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
                       const int32_t* sb, const int32_t* eb, uint32_t c) {
   // A late c is no term of the sum: its NaN/Inf meet the sum in add_round
   // (a sum overflowing to +Inf plus c = -Inf is NaN), as in ref::step.
-  const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
+  const bool late_c = row.c == CEntry::late_rne || row.c == CEntry::last;
   const CTerm ct = c_term(row, c);
   Products p;
   uint32_t special = 0;
@@ -243,13 +243,13 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
   } else if (const auto s = special_result(row, ct, c, overflow, special)) {
     return *s;
   }
-  if (!row.out_subnormals && is_subnormal_out(row.out, c)) c = 0;
+  if (!row.out_sub && is_subnormal_out(row.out, c)) c = 0;
   const auto all = [](int) { return true; };
-  switch (row.c_entry) {
+  switch (row.c) {
     case CEntry::early:
     case CEntry::last:
     case CEntry::late_rne: {
-      const bool early = row.c_entry == CEntry::early;
+      const bool early = row.c == CEntry::early;
       const uint32_t c0 = early ? c : 0u;
       uint32_t t;
       if (row.grouping == Grouping::pair_interleave) {
@@ -261,11 +261,11 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
       return early ? t : add_round(row, t, c, row.late_round);
     }
     case CEntry::late_rd: {
-      const int F = row.frac_bits;
+      const int F = row.frac;
       Partial P;
       if (row.grouping == Grouping::odd_even) {
-        const Partial x = sum_products(p, F, row.align_floor, [](int i) { return i % 2 == 0; });
-        const Partial y = sum_products(p, F, row.align_floor, [](int i) { return i % 2 == 1; });
+        const Partial x = sum_products(p, F, row.floor, [](int i) { return i % 2 == 0; });
+        const Partial y = sum_products(p, F, row.floor, [](int i) { return i % 2 == 1; });
         if (x.empty) P = y;
         else if (y.empty) P = x;
         else {
@@ -274,7 +274,7 @@ uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int
           P.S = shift_rd(x.S, P.E - x.E) + shift_rd(y.S, P.E - y.E);
         }
       } else {
-        P = sum_products(p, F, row.align_floor, all);
+        P = sum_products(p, F, row.floor, all);
       }
       return late_rd_add(row, P, c, p);
     }
@@ -296,13 +296,13 @@ uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32
     acc.add(p.sig[l] < 0, magnitude(p.sig[l]), p.e[l] - p.frac[l]);
     any = true;
   }
-  if (!ct.zero && (row.out_subnormals || !is_subnormal_out(row.out, c))) {
+  if (!ct.zero && (row.out_sub || !is_subnormal_out(row.out, c))) {
     acc.add(ct.neg, uint64_t{ct.sig}, ct.e - 23);
     any = true;
   }
   if (!any) return 0;
-  return flush_out(row, static_cast<uint32_t>(acc.round(row.out, row.final_round, Overflow::inf,
-                                                        false, row.result_frac_bits())));
+  return flush_out(row, static_cast<uint32_t>(acc.round(row.out, row.round, Overflow::inf,
+                                                        false, row.result_frac())));
 }
 
 namespace {
@@ -313,7 +313,7 @@ uint32_t as_bits(float f) { return std::bit_cast<uint32_t>(f); }
 
 // FTZ as the pairwise reference applies it (docs/models.md §2.8, pairwise).
 float flush(const ModelRow& row, float x, bool keep_sign) {
-  if (row.out_subnormals || x == 0.0f || !(std::fabs(x) < 0x1p-126f)) return x;  // NaN too
+  if (row.out_sub || x == 0.0f || !(std::fabs(x) < 0x1p-126f)) return x;  // NaN too
   return keep_sign && std::signbit(x) ? -0.0f : 0.0f;
 }
 
@@ -353,13 +353,13 @@ uint64_t fp64_chain(const ModelRow& row, std::size_t k, const uint64_t* a, const
   return std::isnan(d) ? nan_result(row) : std::bit_cast<uint64_t>(d);
 }
 
-int unit_man(const ModelRow& row) { return info(row.inputs_as_fp16 ? Fmt::fp16 : row.in).man_bits; }
+int unit_man(const ModelRow& row) { return info(row.as_fp16 ? Fmt::fp16 : row.in).man_bits; }
 
-Operand operand_kind(const ModelRow& row) {
-  if (row.in == Fmt::fp64 || row.out == Fmt::fp64) return Operand::real64;
+Decoding decoding_of(const ModelRow& row) {
+  if (row.in == Fmt::fp64 || row.out == Fmt::fp64) return Decoding::real64;
   return row.accum == Accumulation::pairwise || row.accum == Accumulation::fma_chain
-             ? Operand::real
-             : Operand::integer;
+             ? Decoding::real
+             : Decoding::integer;
 }
 
 namespace {
@@ -369,7 +369,7 @@ namespace {
 // flush_sign = keep, else +0; with neg_zero = positive every zero is +0
 // (docs/models.md §2.2 step 1, §2.8).
 int32_t real_operand(const ModelRow& row, uint32_t fp32, bool subnormal) {
-  if (!row.in_subnormals && subnormal) fp32 = row.flush_sign == FlushSign::keep ? fp32 & 0x80000000u : 0u;
+  if (!row.in_sub && subnormal) fp32 = row.flush_sign == FlushSign::keep ? fp32 & 0x80000000u : 0u;
   if (row.neg_zero == NegZero::positive && (fp32 & 0x7FFFFFFFu) == 0) fp32 = 0;
   return static_cast<int32_t>(fp32);
 }
@@ -383,12 +383,12 @@ bool pack_half(const ModelRow& row, uint32_t h, int32_t& sig, int32_t& exp) {
   const uint32_t emax = fp16 ? 31u : 255u, e = (h >> man) & emax, frac = h & ((1u << man) - 1);
   if (e == emax) return false;
   const bool subnormal = e == 0 && frac != 0;
-  if (operand_kind(row) == Operand::real) {
+  if (decoding_of(row) == Decoding::real) {
     sig = real_operand(row, fp16 ? fp16_to_fp32(h) : h << 16, subnormal);
     exp = 0;
     return true;
   }
-  if ((e == 0 && frac == 0) || (!row.in_subnormals && subnormal)) {
+  if ((e == 0 && frac == 0) || (!row.in_sub && subnormal)) {
     sig = 0;
     exp = kZeroExp;
     return true;
@@ -402,31 +402,31 @@ bool pack_half(const ModelRow& row, uint32_t h, int32_t& sig, int32_t& exp) {
 }  // namespace
 
 bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp) {
-  if ((row.in == Fmt::fp16 || row.in == Fmt::bf16) && !row.inputs_as_fp16 && operand_kind(row) != Operand::real64 &&
+  if ((row.in == Fmt::fp16 || row.in == Fmt::bf16) && !row.as_fp16 && decoding_of(row) != Decoding::real64 &&
       pack_half(row, static_cast<uint32_t>(bits), sig, exp))
     return true;
-  if (operand_kind(row) == Operand::real64) {  // the fp64 chain reads the bits
+  if (decoding_of(row) == Decoding::real64) {  // the fp64 chain reads the bits
     sig = 0;
     exp = 0;
     return true;
   }
-  const Fmt f = row.inputs_as_fp16 && operand_kind(row) == Operand::integer ? Fmt::fp16 : row.in;
+  const Fmt f = row.as_fp16 && decoding_of(row) == Decoding::integer ? Fmt::fp16 : row.in;
   if (f != row.in) bits = convert(row.in, f, bits, Round::rne);  // exact fp8 -> fp16
   const Unpacked u = decode(f, bits);
   if (u.cls == Class::nan || u.cls == Class::inf) {
     // Real operands keep the value (the IEEE kernels handle it natively).
-    sig = operand_kind(row) == Operand::real ? static_cast<int32_t>(to_fp32_bits(f, bits)) : 0;
-    exp = operand_kind(row) == Operand::real ? 0 : kZeroExp;
+    sig = decoding_of(row) == Decoding::real ? static_cast<int32_t>(to_fp32_bits(f, bits)) : 0;
+    exp = decoding_of(row) == Decoding::real ? 0 : kZeroExp;
     return false;
   }
   const int man = info(f).man_bits;
   const bool subnormal = u.cls == Class::finite && u.sig < (1ull << man);
-  if (operand_kind(row) == Operand::real) {
+  if (decoding_of(row) == Decoding::real) {
     sig = real_operand(row, static_cast<uint32_t>(to_fp32_bits(f, bits)), subnormal);
     exp = 0;
     return true;
   }
-  if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {
+  if (u.cls == Class::zero || (!row.in_sub && subnormal)) {
     sig = 0;
     exp = kZeroExp;
     return true;
@@ -436,4 +436,4 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
   return true;
 }
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

@@ -10,7 +10,7 @@
 
 #include "models/model.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 /// Exponent given to zero operands: far below any real exponent, so a zero
 /// product never wins an alignment maximum.
@@ -19,13 +19,13 @@ inline constexpr int32_t kZeroExp = -16384;
 inline constexpr int32_t kNoExp = -8192;
 
 /// How operands are decoded for a row's kernel (see pack_element()).
-enum class Operand : uint8_t {
+enum class Decoding : uint8_t {
   integer,  // sig = signed integer significand, exp = decomposition exponent
   real,     // sig = the fp32 bits of the value as the unit reads it (a flushed
             // input: its zero); exp = 0
   real64,   // fp64 rows: handled by the driver with doubles
 };
-Operand operand_kind(const ModelRow& row);
+Decoding decoding_of(const ModelRow& row);
 
 /// Decodes one unit-format element (bits in row.in) for the row's kernel.
 /// Returns false if it is NaN or Inf (the driver then runs the step on the
@@ -57,4 +57,4 @@ uint32_t fma_step(const ModelRow& row, int len, const int32_t* sa, const int32_t
 /// in binary64, NaN results as the row's NaN. NaN/Inf need no fallback.
 uint64_t fp64_chain(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c);
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

@@ -63,7 +63,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -115,7 +115,7 @@ HWY_INLINE void Finish(const ScaledSimdParams& p, VIH E, VD P, uint32_t* acc) {
   const VIH cb = hn::LoadU(di, bits), cabs = hn::And(cb, hn::Set(di, 0x7FFFFFFF));
   const auto special = hn::Gt(cabs, hn::Set(di, 0x7F7FFFFF));  // NaN or Inf
   const VD c = hn::PromoteTo(dd, hn::BitCast(DFH(), hn::IfThenZeroElse(special, cb)));
-  const VIH F = hn::Set(di, p.F);
+  const VIH F = hn::Set(di, p.frac);
   const VD S = hn::Add(P, hn::Trunc(hn::Mul(c, Pow2(hn::Sub(F, E)))));
   VIH d = RoundToFp32(p.rne, hn::Mul(S, Pow2(hn::Sub(E, F))));
   const VIH nan_or_c = hn::IfThenElse(hn::Gt(cabs, hn::Set(di, 0x7F800000)), hn::Set(di, 0x7FFFFFFF), cb);
@@ -209,7 +209,7 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
       VI E = hn::Max(hn::Set(di, p.e_zero), hn::Add(M[v], es));
       E = hn::Max(E, CExponent(di, acc + v * N));
       hn::StoreU(E, di, Ebuf + v * N);
-      const VI fe = hn::Min(hn::Max(hn::Add(hn::Sub(hn::Set(di, p.F), E), es), hn::Set(di, -60)), hn::Set(di, 60));
+      const VI fe = hn::Min(hn::Max(hn::Add(hn::Sub(hn::Set(di, p.frac), E), es), hn::Set(di, -60)), hn::Set(di, 60));
       f[v] = hn::BitCast(df, hn::ShiftLeft<23>(hn::Add(fe, hn::Set(di, 127))));
     }
     // The truncated product terms, summed exactly in two int32 halves.
@@ -278,7 +278,7 @@ void GstRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT av
     for (std::size_t j = 0; j < L; j += ND) {
       const DD dd;
       const VIH E = hn::LoadU(DIH(), Ebuf + j);
-      const VD w = Pow2(hn::Sub(hn::Set(DIH(), p.F - 2), E));
+      const VD w = Pow2(hn::Sub(hn::Set(DIH(), p.frac - 2), E));
       VD P = hn::Zero(dd);
       for (int g = 0; g < groups; ++g) {
         const std::size_t t = t0 + static_cast<std::size_t>(g * kGroup / p.block);
@@ -291,13 +291,13 @@ void GstRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT av
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace mmaemu {
-namespace fast {
+namespace kernels {
 
 HWY_EXPORT(StRun16);
 HWY_EXPORT(GstRun16);
@@ -311,6 +311,6 @@ void simd_gst_run16(const ScaledSimdParams& p, int steps, GstRowPanel a, GstLane
                                  acc);
 }
 
-}  // namespace fast
+}  // namespace kernels
 }  // namespace mmaemu
 #endif  // HWY_ONCE

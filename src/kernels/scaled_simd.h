@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 inline constexpr std::size_t kScaledLanes = 16;
 
@@ -21,7 +21,7 @@ inline constexpr int32_t kScaledZeroExp = -4096;
 
 /// One unit's parameters (ScaledUnit, fp32 result).
 struct ScaledSimdParams {
-  int32_t F;       // fraction bits of the alignment window
+  int32_t frac;    // F: fraction bits of the alignment window
   int32_t e_zero;  // alignment exponent of a zero term (a floor of E)
   int32_t k;       // elements per instruction
   int32_t block;   // GST: elements per scale
@@ -47,7 +47,7 @@ struct StLanePanel {
 };
 
 /// `steps` consecutive instructions of p.k elements (p.k even, <= 32,
-/// p.F <= 25). acc: c in, d out (fp32 bits).
+/// p.frac <= 25). acc: c in, d out (fp32 bits).
 void simd_st_run16(const ScaledSimdParams& p, int steps, StRowPanel a, StLanePanel b, uint32_t* acc);
 
 /// GST, A's row from the run's first element: val2[l] = 2 * the e2m1 value
@@ -70,7 +70,7 @@ struct GstLanePanel {
 };
 
 /// `steps` consecutive instructions (p.k a multiple of 16, <= 64; p.block
-/// a multiple of 16 dividing p.k; p.F <= 40). acc as simd_st_run16.
+/// a multiple of 16 dividing p.k; p.frac <= 40). acc as simd_st_run16.
 void simd_gst_run16(const ScaledSimdParams& p, int steps, GstRowPanel a, GstLanePanel b, uint32_t* acc);
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

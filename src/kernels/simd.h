@@ -14,7 +14,7 @@
 #include "kernels/scalar.h"
 #include "models/model.h"
 
-namespace mmaemu::fast {
+namespace mmaemu::kernels {
 
 inline constexpr std::size_t kSimdLanes = 16;
 
@@ -30,7 +30,7 @@ enum class SimdKind : uint8_t {
 
 struct SimdParams {
   SimdKind kind;
-  int32_t F;          // alignment window fraction bits
+  int32_t frac;       // F: alignment window fraction bits
   int32_t man2;       // fraction bits of a product's significand (2 * man)
   int32_t floor;      // alignment exponent floor
   bool rz;            // RZ (else RNE, or rd/ru)
@@ -40,7 +40,7 @@ struct SimdParams {
   int32_t frac_mask;  // clears result bits beyond out_frac_bits
   int32_t pair_group;    // pairwise: products per tree
   bool keep_sign;        // pairwise: FTZ of products and c keeps the sign
-  bool out_subnormals;   // pairwise: false = FTZ
+  bool out_sub;   // pairwise: false = FTZ
   bool normal_products;  // pairwise: products and their sums are zero or normal fp32 (fp16 inputs)
   bool pos_zero;         // pairwise: neg_zero = positive (a -0 c reads as +0)
   bool sub_c_emin;       // aligned, out16: a subnormal fp16 c aligns at 2^-14 (sub_c = emin)
@@ -164,4 +164,4 @@ void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();
 
-}  // namespace mmaemu::fast
+}  // namespace mmaemu::kernels

@@ -131,18 +131,18 @@ constexpr Field kFields[] = {
     {"as_fp16", "0, 1", "fp8 A and B converted exactly to fp16 before the unit reads them",
      {C(When::in_8bit, "0"), N("0", "reads A and B in their own format"),
       N("0", "reads A and B in their own format"), N("0", "reads A and B in their own format")},
-     parse_bool<&M::inputs_as_fp16>, print_bool<&M::inputs_as_fp16>, "1 0"},
+     parse_bool<&M::as_fp16>, print_bool<&M::as_fp16>, "1 0"},
     {"block", "1..64", "N_FMA: products fused per block",
      {R, R, N("pair_group", "sums trees of pair_group products (set pair_group)"),
       N("1", "chains one FMA per product")},
      parse_int<&M::block, 1, 64>, print_int<&M::block>, "1 2 4 16"},
     {"frac", "1..40", "F: fraction bits of the alignment window",
      {R, N("23", kExactNoWindow), N("23", kPairNoWindow), N("23", kFmaNoWindow)},
-     parse_int<&M::frac_bits, 1, 40>, print_int<&M::frac_bits>, "10 23 30"},
+     parse_int<&M::frac, 1, 40>, print_int<&M::frac>, "10 23 30"},
     {"out_frac", "-1 (the output format's), 0..52", "fraction bits the block result is rounded to",
      {R, R, N("-1", "rounds every sum to the full fp32 format"),
       N("-1", "rounds each FMA to the full output format")},
-     parse_int<&M::out_frac_bits, -1, 52>, print_int<&M::out_frac_bits>, "5 13"},
+     parse_int<&M::out_frac, -1, 52>, print_int<&M::out_frac>, "5 13"},
     {"product", "denormalised, normalised, fp32", "how each product a_i*b_i is formed",
      {R, N("normalised", "sums the products exactly, whatever their form"),
       N("fp32", "rounds every product to fp32 (RNE)"), N("normalised", "keeps each product exact inside its FMA")},
@@ -152,7 +152,7 @@ constexpr Field kFields[] = {
     {"c", "early, late_rd, late_rne, last", "where the accumulator c enters a block",
      {R, N("early", "sums c with the products exactly (c early)"),
       N("last", "adds c after the tree by one fp32 RNE addition"), N("early", "starts the FMA chain at c")},
-     parse_enum<&M::c_entry, kCEntries>, print_enum<&M::c_entry, kCEntries>, "early late_rd late_rne last"},
+     parse_enum<&M::c, kCEntries>, print_enum<&M::c, kCEntries>, "early late_rd late_rne last"},
     {"grouping", "contiguous, odd_even, pair_interleave", "how a block's products are split before summation",
      {R, N("contiguous", "sums the whole block at once"), N("contiguous", "sums a fixed tree of pairs"),
       N("contiguous", "chains the products in order")},
@@ -167,14 +167,14 @@ constexpr Field kFields[] = {
      parse_bool<&M::late_exact_zero_c>, print_bool<&M::late_exact_zero_c>, "1 0"},
     {"cutoff", "none, 0..600", "late c more than this many binades below the product sum is dropped",
      {C(When::c_late_rd, "none"), N("none", kNoLateRd), N("none", kNoLateRd), N("none", kNoLateRd)},
-     parse_opt<&M::late_c_cutoff, 0, 600, -1>, print_opt<&M::late_c_cutoff, -1>, "none 0 25"},
+     parse_opt<&M::cutoff, 0, 600, -1>, print_opt<&M::cutoff, -1>, "none 0 25"},
     {"pair_group", "2, 4", "products per pairwise tree",
      {N("4", "sums blocks of `block` products (set block)"), N("4", "sums blocks of `block` products (set block)"),
       R, N("4", "chains one FMA per product")},
      parse_pair_group, print_int<&M::pair_group>, "2 4"},
     {"floor", "none, -300..300", "lowest alignment exponent",
      {R, N("none", kExactNoWindow), N("none", kPairNoWindow), N("none", kFmaNoWindow)},
-     parse_opt<&M::align_floor, -300, 300, kNoFloor>, print_opt<&M::align_floor, kNoFloor>, "none -20 0 100"},
+     parse_opt<&M::floor, -300, 300, kNoFloor>, print_opt<&M::floor, kNoFloor>, "none -20 0 100"},
     {"zero_c", "ignore, -300..300", "c = 0 takes part in the alignment with this exponent",
      {R, N("ignore", "sums exactly: a zero c adds nothing"), N("ignore", "adds a zero c in fp32 (RNE)"),
       N("ignore", "adds a zero c inside an IEEE FMA")},
@@ -182,14 +182,14 @@ constexpr Field kFields[] = {
     {"round", "rne, rz, rd, ru, rna", "rounding of each block result to out",
      {R, R, N("rne", "rounds every product and addition to nearest-even (fp32 RNE)"),
       N("rne", "rounds each FMA to nearest-even (IEEE)")},
-     parse_enum<&M::final_round, kRounds>, print_enum<&M::final_round, kRounds>, "rne rz rd ru rna"},
+     parse_enum<&M::round, kRounds>, print_enum<&M::round, kRounds>, "rne rz rd ru rna"},
     {"late_round", "rne, rz, rd, ru, rna", "rounding of the late c addition (c=late_rne)",
      {C(When::c_late_rne, "rne"), N("rne", kNoLateRne), N("rne", kNoLateRne), N("rne", kNoLateRne)},
      parse_enum<&M::late_round, kRounds>, print_enum<&M::late_round, kRounds>, "rne rz"},
     {"in_sub", "0, 1", "0: subnormal a_i, b_i are read as zero", {R, R, R, N("1", kFmaIeee)},
-     parse_bool<&M::in_subnormals>, print_bool<&M::in_subnormals>, "0 1"},
+     parse_bool<&M::in_sub>, print_bool<&M::in_sub>, "0 1"},
     {"out_sub", "0, 1", "0: subnormal c, products and results are flushed to zero", {R, R, R, N("1", kFmaIeee)},
-     parse_bool<&M::out_subnormals>, print_bool<&M::out_subnormals>, "0 1"},
+     parse_bool<&M::out_sub>, print_bool<&M::out_sub>, "0 1"},
     {"flush_sign", "positive, keep", "sign of the zeros that flushing (out_sub=0) produces",
      {C(When::out_flushes_small, "positive"), C(When::out_flushes_small, "positive"),
       C(When::out_flushes, "positive"), N("positive", kFmaIeee)},
@@ -198,14 +198,14 @@ constexpr Field kFields[] = {
      {C(When::wide_products, "0"), C(When::wide_products, "0"),
       N("0", "rounds every product to fp32, where one >= 2^128 overflows to Inf by itself"),
       N("0", "forms each product inside an IEEE FMA, which overflows as IEEE does")},
-     parse_bool<&M::product_overflow>, print_bool<&M::product_overflow>, "1 0"},
+     parse_bool<&M::prd_ovf>, print_bool<&M::prd_ovf>, "1 0"},
     {"ovf_inf", "ieee, inputs_first",
      "an overflowing product against an infinite input or c: ieee (one more infinity: opposite ones give NaN) or "
      "inputs_first (the infinite input or c decides)",
      {C(When::product_overflow, "ieee"), C(When::product_overflow, "ieee"),
       N("ieee", "rounds every product to fp32, where an overflow is an IEEE infinity"),
       N("ieee", "forms each product inside an IEEE FMA, which overflows as IEEE does")},
-     parse_enum<&M::overflow_inf, kOverflowInfs>, print_enum<&M::overflow_inf, kOverflowInfs>, "inputs_first ieee"},
+     parse_enum<&M::ovf_inf, kOverflowInfs>, print_enum<&M::ovf_inf, kOverflowInfs>, "inputs_first ieee"},
     {"sub_c", "emin, lead",
      "alignment exponent of a subnormal fp16 c: emin (fp16's -14, as subnormal inputs are read) or lead (its "
      "leading bit, as if widened to fp32)",
@@ -250,22 +250,22 @@ const char* when_text(When w) {
 }
 
 bool holds(When w, const ModelRow& r) {
-  const Fmt unit_in = r.inputs_as_fp16 ? Fmt::fp16 : r.in;
+  const Fmt unit_in = r.as_fp16 ? Fmt::fp16 : r.in;
   switch (w) {
     case When::always: return true;
     case When::never: return false;
-    case When::c_late_rd: return r.c_entry == CEntry::late_rd;
+    case When::c_late_rd: return r.c == CEntry::late_rd;
     case When::c_late_rd_zero_c:  // some product exponent e_a + e_b < zero_c
-      return r.c_entry == CEntry::late_rd && r.zero_c_is_term && 2 * info(unit_in).emin() < r.zero_c_exp;
-    case When::c_late_rne: return r.c_entry == CEntry::late_rne;
+      return r.c == CEntry::late_rd && r.zero_c_is_term && 2 * info(unit_in).emin() < r.zero_c_exp;
+    case When::c_late_rne: return r.c == CEntry::late_rne;
     case When::in_8bit: return info(r.in).width == 8;
     case When::wide_products: return info(unit_in).emax() >= 64;  // max^2 >= 2^128
     case When::out_fp16: return r.out == Fmt::fp16;
     case When::out_not_fp16: return r.out != Fmt::fp16;
-    case When::out_flushes: return !r.out_subnormals;
-    case When::product_overflow: return r.product_overflow;
+    case When::out_flushes: return !r.out_sub;
+    case When::product_overflow: return r.prd_ovf;
     case When::out_flushes_small:  // a sum of products can be subnormal in out
-      return !r.out_subnormals &&
+      return !r.out_sub &&
              2 * (info(unit_in).emin() - info(unit_in).man_bits) < info(r.out).emin();
     case When::lookup: return true;
   }
@@ -297,18 +297,18 @@ constexpr Rule kRules[] = {
     {"product=fp32 (products rounded to fp32) is the pairwise path's; the aligned path forms exact products",
      "accum product", [](const M& r) { return r.accum != Accumulation::aligned || r.product != ProductForm::fp32_rne; }},
     {"c=last is the pairwise path's; the aligned path takes c=early, late_rd or late_rne", "accum c",
-     [](const M& r) { return r.accum != Accumulation::aligned || r.c_entry != CEntry::last; }},
+     [](const M& r) { return r.accum != Accumulation::aligned || r.c != CEntry::last; }},
     {"grouping=odd_even needs c=late_rd", "grouping c",
-     [](const M& r) { return r.grouping != Grouping::odd_even || r.c_entry == CEntry::late_rd; }},
+     [](const M& r) { return r.grouping != Grouping::odd_even || r.c == CEntry::late_rd; }},
     {"grouping=pair_interleave needs c=early or c=late_rne", "grouping c",
      [](const M& r) {
-       return r.grouping != Grouping::pair_interleave || r.c_entry == CEntry::early || r.c_entry == CEntry::late_rne;
+       return r.grouping != Grouping::pair_interleave || r.c == CEntry::early || r.c == CEntry::late_rne;
      }},
     {"grouping=pair_interleave chains two blocks per instruction, so k must be 2*block", "grouping k block",
      [](const M& r) { return r.grouping != Grouping::pair_interleave || r.k == 2 * r.block; }},
-    {"c=late_rd needs frac >= 23", "c frac", [](const M& r) { return r.c_entry != CEntry::late_rd || r.frac_bits >= 23; }},
+    {"c=late_rd needs frac >= 23", "c frac", [](const M& r) { return r.c != CEntry::late_rd || r.frac >= 23; }},
     {"out_frac exceeds the fraction bits of out", "out_frac out",
-     [](const M& r) { return r.out_frac_bits <= info(r.out).man_bits; }},
+     [](const M& r) { return r.out_frac <= info(r.out).man_bits; }},
 };
 
 std::string values_of(const ModelRow& r, std::string_view keys) {

@@ -66,7 +66,7 @@ enum class SubnormalC : uint8_t {
   lead,  // its leading bit, as if widened to fp32 first (the toolbox's reading)
 };
 
-/// How a product that overflows (|a_i*b_i| >= 2^128, product_overflow)
+/// How a product that overflows (|a_i*b_i| >= 2^128, prd_ovf)
 /// meets an infinite input or c (docs/models.md §2.10).
 enum class OverflowInf : uint8_t {
   ieee,          // the overflow is one more infinity: with an opposite one, NaN
@@ -91,38 +91,38 @@ struct ModelRow {
   int m = 16, n = 8, k = 16;  // instruction shape
 
   // --- block FMA ----------------------------------------------------------
-  bool inputs_as_fp16 = false;  // A, B converted exactly to fp16 before the
+  bool as_fp16 = false;  // A, B converted exactly to fp16 before the
                                 // unit reads them (fp8 mma.sync on Hopper and
                                 // B200 runs as fp16 HMMA)
   int block = 1;          // N_FMA: products fused per block (per group set)
-  int frac_bits = 23;     // F: fraction bits of the alignment window
-  int out_frac_bits = -1; // fraction bits of the result (-1: the format's)
+  int frac = 23;          // F: fraction bits of the alignment window
+  int out_frac = -1;      // fraction bits of the result (-1: the format's)
   ProductForm product = ProductForm::denormalised;
   Accumulation accum = Accumulation::aligned;
-  CEntry c_entry = CEntry::early;
+  CEntry c = CEntry::early;  // where c enters a block
   Grouping grouping = Grouping::contiguous;
   LateRd late_rd = LateRd::two_stage;
   bool late_exact_zero_c = false;  // late_rd with c = 0 dominating (every
                             // product below 2^zero_c_exp): the product sum
                             // enters the round-down exactly, not truncated to
                             // F bits first (AMD paper, test vector L3, i = 23; MI300)
-  int late_c_cutoff = -1; // late_rd: c more than this many binades below the
+  int cutoff = -1;        // late_rd: c more than this many binades below the
                           // product sum is dropped, not rounded (-1: never)
   int pair_group = 4;     // pairwise: products per tree (4, or 2 for CDNA2
                           // bf16 without _1k)
-  int align_floor = kNoFloor;  // lowest alignment exponent (kNoFloor: none)
+  int floor = kNoFloor;  // lowest alignment exponent (kNoFloor: none)
   bool zero_c_is_term = false;  // c = 0 takes part in alignment with exponent
                           // zero_c_exp (CDNA3); otherwise it is ignored
   int zero_c_exp = -126;
-  Round final_round = Round::rz;  // rounding of each block result to `out`
+  Round round = Round::rz;  // rounding of each block result to `out`
   Round late_round = Round::rne;  // rounding of the late_rne addition
 
   // --- exceptional cases --------------------------------------------------
-  bool in_subnormals = true;   // false: subnormal a_i, b_i read as zero
-  bool out_subnormals = true;  // false: subnormal c, products and results -> 0
+  bool in_sub = true;    // false: subnormal a_i, b_i read as zero
+  bool out_sub = true;   // false: subnormal c, products and results -> 0
   FlushSign flush_sign = FlushSign::positive;
-  bool product_overflow = false;  // |a_i*b_i| >= 2^128 gives +-Inf (NaN if both signs)
-  OverflowInf overflow_inf = OverflowInf::ieee;  // an overflowing product against infinite inputs
+  bool prd_ovf = false;  // |a_i*b_i| >= 2^128 gives +-Inf (NaN if both signs)
+  OverflowInf ovf_inf = OverflowInf::ieee;  // an overflowing product against infinite inputs
   SubnormalC sub_c = SubnormalC::emin;  // alignment of a subnormal fp16 c
   NegZero neg_zero = NegZero::keep;     // pairwise: how -0 inputs and c are read
   uint32_t nan32 = 0x7FFFFFFFu;   // NaN produced for fp32 results
@@ -134,7 +134,7 @@ struct ModelRow {
   bool data_source = true;    // the instruction that produced the public data
   const char* note = "";
 
-  int result_frac_bits() const { return out_frac_bits < 0 ? info(out).man_bits : out_frac_bits; }
+  int result_frac() const { return out_frac < 0 ? info(out).man_bits : out_frac; }
 };
 
 /// A GPU: its names and the families whose rows it uses.

@@ -27,66 +27,66 @@ constexpr uint32_t kAmdNan32 = 0xFFC00000u;  // -NaN on every CDNA generation (A
 // --- NVIDIA HMMA/QMMA: aligned sum, c early, denormalised products; RZ for
 // fp32 results, RNE for fp16 results; F and the alignment floor by
 // generation (NVIDIA paper; docs/models.md).
-constexpr ModelRow kVoltaF32{.family = "volta-hmma", .frac_bits = 23, .final_round = rz};
-constexpr ModelRow kVoltaF16{.family = "volta-hmma", .frac_bits = 23, .align_floor = -19, .final_round = rne};
-constexpr ModelRow kAmpereF32{.family = "ampere-hmma", .frac_bits = 24, .align_floor = -132, .final_round = rz};
-constexpr ModelRow kAmpereF16{.family = "ampere-hmma", .frac_bits = 24, .align_floor = -20, .final_round = rne};
+constexpr ModelRow kVoltaF32{.family = "volta-hmma", .frac = 23, .round = rz};
+constexpr ModelRow kVoltaF16{.family = "volta-hmma", .frac = 23, .floor = -19, .round = rne};
+constexpr ModelRow kAmpereF32{.family = "ampere-hmma", .frac = 24, .floor = -132, .round = rz};
+constexpr ModelRow kAmpereF16{.family = "ampere-hmma", .frac = 24, .floor = -20, .round = rne};
 // Ada QMMA fp8: F = 13, fp32 results keep 13 fraction bits; fp16 results are
 // the same sum rounded (RNE) to fp16 per block.
 constexpr ModelRow kAdaF32{
-    .family = "ada-qmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -132, .final_round = rz};
-constexpr ModelRow kAdaF16{.family = "ada-qmma", .frac_bits = 13, .align_floor = -132, .final_round = rne};
-constexpr ModelRow kHopperF32{.family = "hopper-hmma", .frac_bits = 25, .align_floor = -133, .final_round = rz};
-constexpr ModelRow kHopperF16{.family = "hopper-hmma", .frac_bits = 25, .align_floor = -21, .final_round = rne};
+    .family = "ada-qmma", .frac = 13, .out_frac = 13, .floor = -132, .round = rz};
+constexpr ModelRow kAdaF16{.family = "ada-qmma", .frac = 13, .floor = -132, .round = rne};
+constexpr ModelRow kHopperF32{.family = "hopper-hmma", .frac = 25, .floor = -133, .round = rz};
+constexpr ModelRow kHopperF16{.family = "hopper-hmma", .frac = 25, .floor = -21, .round = rne};
 // Hopper wgmma fp8 (QGMMA): F = 13, 13-bit fp32 results. The public H100/H200
 // fp8->fp32 data were made with scale-d = 0 (D = A*B): that variant is its
 // own row, the data source but not the GEMM row.
-constexpr ModelRow kWgmmaF32{.family = "hopper-wgmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -133,
-                             .final_round = rz, .data_source = false};
-constexpr ModelRow kWgmmaD0{.family = "hopper-wgmma", .frac_bits = 13, .out_frac_bits = 13, .align_floor = -133,
-                            .final_round = rz, .ignores_c = true, .gemm_default = false,
+constexpr ModelRow kWgmmaF32{.family = "hopper-wgmma", .frac = 13, .out_frac = 13, .floor = -133,
+                             .round = rz, .data_source = false};
+constexpr ModelRow kWgmmaD0{.family = "hopper-wgmma", .frac = 13, .out_frac = 13, .floor = -133,
+                            .round = rz, .ignores_c = true, .gemm_default = false,
                             .note = "D = A*B: the accumulator is not read"};
 constexpr ModelRow kWgmmaF16{
-    .family = "hopper-wgmma", .frac_bits = 13, .align_floor = -133, .final_round = rne, .data_source = false};
+    .family = "hopper-wgmma", .frac = 13, .floor = -133, .round = rne, .data_source = false};
 // fp8 mma.sync on Hopper and B200: converted to fp16 and run as two chained
 // HMMA blocks on interleaved pairs, c added last by one RNE addition
 // (docs/models.md, the interleaved HMMA fp8 path).
-constexpr ModelRow kHmmaFp8F32{.family = "hmma-fp8", .inputs_as_fp16 = true, .frac_bits = 25,
-                               .c_entry = CEntry::late_rne, .grouping = Grouping::pair_interleave,
-                               .align_floor = -133, .final_round = rz, .gemm_default = false};
-constexpr ModelRow kHmmaFp8F16{.family = "hmma-fp8", .inputs_as_fp16 = true, .frac_bits = 25,
-                               .c_entry = CEntry::late_rne, .grouping = Grouping::pair_interleave,
-                               .align_floor = -21, .final_round = rne, .gemm_default = false};
+constexpr ModelRow kHmmaFp8F32{.family = "hmma-fp8", .as_fp16 = true, .frac = 25,
+                               .c = CEntry::late_rne, .grouping = Grouping::pair_interleave,
+                               .floor = -133, .round = rz, .gemm_default = false};
+constexpr ModelRow kHmmaFp8F16{.family = "hmma-fp8", .as_fp16 = true, .frac = 25,
+                               .c = CEntry::late_rne, .grouping = Grouping::pair_interleave,
+                               .floor = -21, .round = rne, .gemm_default = false};
 // Blackwell fp8: tcgen05 (UTCQMMA) on B200, mma.sync (QMMA) on RTX PRO 6000.
 constexpr ModelRow kTcgen05F32{
-    .family = "tcgen05-fp8", .frac_bits = 25, .align_floor = -133, .final_round = rz, .data_source = false};
+    .family = "tcgen05-fp8", .frac = 25, .floor = -133, .round = rz, .data_source = false};
 constexpr ModelRow kTcgen05F16{
-    .family = "tcgen05-fp8", .frac_bits = 25, .align_floor = -21, .final_round = rne, .data_source = false};
-constexpr ModelRow kSm120F32{.family = "sm120-qmma", .frac_bits = 25, .align_floor = -133, .final_round = rz};
-constexpr ModelRow kSm120F16{.family = "sm120-qmma", .frac_bits = 25, .align_floor = -21, .final_round = rne};
+    .family = "tcgen05-fp8", .frac = 25, .floor = -21, .round = rne, .data_source = false};
+constexpr ModelRow kSm120F32{.family = "sm120-qmma", .frac = 25, .floor = -133, .round = rz};
+constexpr ModelRow kSm120F16{.family = "sm120-qmma", .frac = 25, .floor = -21, .round = rne};
 // NVIDIA fp64 DMMA: a chain of binary64 FMAs.
 constexpr ModelRow kDmma{.family = "ampere-dmma", .product = ProductForm::normalised,
-                         .accum = Accumulation::fma_chain, .final_round = rne};
+                         .accum = Accumulation::fma_chain, .round = rne};
 
 // --- AMD (AMD paper). CDNA1: exact sum of a block and c, one RNE.
 constexpr ModelRow kCdna1{.family = "cdna1", .product = ProductForm::normalised, .accum = Accumulation::exact,
-                          .final_round = rne, .nan32 = kAmdNan32};
+                          .round = rne, .nan32 = kAmdNan32};
 // IEEE FMA chains: the fp32 and fp64 MFMA instructions of every generation.
 constexpr ModelRow kCdna1Fma{.family = "cdna1", .product = ProductForm::normalised,
-                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+                             .accum = Accumulation::fma_chain, .round = rne, .nan32 = kAmdNan32};
 constexpr ModelRow kCdna2Fma{.family = "cdna2", .product = ProductForm::normalised,
-                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+                             .accum = Accumulation::fma_chain, .round = rne, .nan32 = kAmdNan32};
 constexpr ModelRow kCdna3Fma{.family = "cdna3", .product = ProductForm::normalised,
-                             .accum = Accumulation::fma_chain, .final_round = rne, .nan32 = kAmdNan32};
+                             .accum = Accumulation::fma_chain, .round = rne, .nan32 = kAmdNan32};
 // CDNA2: products rounded to fp32, a pairwise fp32 tree, c added last, no
 // subnormals in or out. (A product >= 2^128 overflows to Inf by itself in
 // fp32: the pairwise path has no separate product-overflow rule.)
 constexpr ModelRow kCdna2{.family = "cdna2", .product = ProductForm::fp32_rne, .accum = Accumulation::pairwise,
-                          .c_entry = CEntry::last, .final_round = rne, .in_subnormals = false,
-                          .out_subnormals = false, .nan32 = kAmdNan32};
+                          .c = CEntry::last, .round = rne, .in_sub = false,
+                          .out_sub = false, .nan32 = kAmdNan32};
 constexpr ModelRow kCdna2Pairs{.family = "cdna2", .product = ProductForm::fp32_rne,
-                               .accum = Accumulation::pairwise, .c_entry = CEntry::last, .pair_group = 2,
-                               .final_round = rne, .in_subnormals = false, .out_subnormals = false,
+                               .accum = Accumulation::pairwise, .c = CEntry::last, .pair_group = 2,
+                               .round = rne, .in_sub = false, .out_sub = false,
                                .nan32 = kAmdNan32, .gemm_default = false, .data_source = false,
                                .note = "pre-_1k bf16 instruction: pairs of 2"};
 // CDNA3: products aligned (F = 24), c added late with the two-stage
@@ -94,14 +94,14 @@ constexpr ModelRow kCdna2Pairs{.family = "cdna2", .product = ProductForm::fp32_r
 // bf16 and tf32 products reach 2^128 (where they overflow) and lie below
 // 2^-126 (where the exact sum enters the round-down, late_exact_zero_c);
 // fp8 sums odd and even positions apart, with a 25-binade c cut-off.
-constexpr ModelRow kCdna3{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd, .zero_c_is_term = true,
-                          .zero_c_exp = -126, .final_round = rne, .nan32 = kAmdNan32};
-constexpr ModelRow kCdna3Wide{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd,
+constexpr ModelRow kCdna3{.family = "cdna3", .frac = 24, .c = CEntry::late_rd, .zero_c_is_term = true,
+                          .zero_c_exp = -126, .round = rne, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna3Wide{.family = "cdna3", .frac = 24, .c = CEntry::late_rd,
                               .late_exact_zero_c = true, .zero_c_is_term = true, .zero_c_exp = -126,
-                              .final_round = rne, .product_overflow = true, .nan32 = kAmdNan32};
-constexpr ModelRow kCdna3Fp8{.family = "cdna3", .frac_bits = 24, .c_entry = CEntry::late_rd,
-                             .grouping = Grouping::odd_even, .late_c_cutoff = 25,
-                             .zero_c_is_term = true, .zero_c_exp = -126, .final_round = rne, .nan32 = kAmdNan32};
+                              .round = rne, .prd_ovf = true, .nan32 = kAmdNan32};
+constexpr ModelRow kCdna3Fp8{.family = "cdna3", .frac = 24, .c = CEntry::late_rd,
+                             .grouping = Grouping::odd_even, .cutoff = 25,
+                             .zero_c_is_term = true, .zero_c_exp = -126, .round = rne, .nan32 = kAmdNan32};
 
 // One row: a family base plus the instruction, formats, shape and block.
 struct Line {

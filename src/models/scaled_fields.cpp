@@ -64,7 +64,7 @@ constexpr Field kFields[] = {
     {"bs_group", "1..64 (dividing the block)", "GST: products summed exactly per group before alignment",
      {N(kOneTerm), N(kOneTerm), R}, parse_int<&U::group, 1, 64>, print_int<&U::group>},
     {"bs_frac", "1..40", "F: fraction bits of the alignment window (§3.1)", {R, R, R},
-     parse_int<&U::F, 1, 40>, print_int<&U::F>},
+     parse_int<&U::frac, 1, 40>, print_int<&U::frac>},
     {"bs_e_zero", "-300..300", "alignment exponent of a zero term, fp32 output (§3.1)", {R, R, R},
      parse_int<&U::e_zero, -300, 300>, print_int<&U::e_zero>},
     {"bs_e_zero_f16", "-300..300", "alignment exponent of a zero term, fp16 output",
@@ -72,7 +72,7 @@ constexpr Field kFields[] = {
      print_int<&U::e_zero_f16>},
     {"outputs", "", "output formats", {L, L, L}, nullptr, print_outputs},
     {"bs_round", "rne, rz, rd, ru, rna", "rounding of the fused sum to fp32", {R, R, R},
-     parse_enum<&U::round32, kRounds>, print_enum<&U::round32, kRounds>},
+     parse_enum<&U::round, kRounds>, print_enum<&U::round, kRounds>},
     {"bs_round16", "rne, rz, rd, ru, rna", "rounding of the fused sum to fp16",
      {F16, N(kFp32Only), N(kFp32Only)}, parse_enum<&U::round16, kRounds>,
      print_enum<&U::round16, kRounds>},
@@ -80,8 +80,8 @@ constexpr Field kFields[] = {
     {"hw_checked", "", "1: MMA-Sim compared the instruction with hardware", {L, L, L}, nullptr,
      print_bool<&U::hw_checked>},
     {"bs_subnormals", "clamp, normalize", "fp6/fp4 subnormal elements: alignment exponent clamped at emin or "
-     "renormalised (§1.3)", {R, R, N(kNoElementAlign)}, parse_enum<&U::narrow_subnormals, kSubnormals>,
-     print_enum<&U::narrow_subnormals, kSubnormals>},
+     "renormalised (§1.3)", {R, R, N(kNoElementAlign)}, parse_enum<&U::subnormals, kSubnormals>,
+     print_enum<&U::subnormals, kSubnormals>},
 };
 
 // The block-scaled units as a kind of the field kit.

@@ -46,15 +46,15 @@ struct ScaledUnit {
   int block;         // elements per scale; 0: unscaled
   int k;             // elements per instruction (one fused step)
   int group;         // GST: products summed exactly per group; 0 otherwise
-  int F;             // fraction bits of the alignment window
+  int frac;          // F: fraction bits of the alignment window
   int e_zero;        // alignment exponent of a zero term, fp32 output
   int e_zero_f16;    // the same for fp16 output (T rows); 0 otherwise
   FmtMask outputs;   // fp32, and fp16 for the T rows
-  Round round32;     // final rounding to fp32 (RZ; RNE on the B200-RN variant)
+  Round round;       // final rounding to fp32 (RZ; RNE on the B200-RN variant)
   Round round16;     // final rounding to fp16 (RNE)
   int m, n_min, n_max, n_step;  // tile shape (m x n x k)
   bool hw_checked;   // MMA-Sim compared this instruction with hardware
-  NarrowSubnormals narrow_subnormals;
+  NarrowSubnormals subnormals;
 };
 
 /// The rows the table states for one GPU (docs/block-scaled.md §2); empty

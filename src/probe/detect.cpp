@@ -32,9 +32,9 @@ Probe::Probe(const BlackBox& box) : lab_(box), fin_(info(box.in)), fout_(info(bo
 
 Features Probe::run() {
   guard(&Probe::specials);
-  guard(&Probe::in_subnormals);
+  guard(&Probe::in_sub);
   guard(&Probe::reads_c);
-  guard(&Probe::out_subnormals);
+  guard(&Probe::out_sub);
   guard(&Probe::precision);
   if (q_ > 0) {
     guard(&Probe::structure);
@@ -43,15 +43,15 @@ Features Probe::run() {
     guard(&Probe::alignment_and_grouping);
     guard(&Probe::product_form);
     guard(&Probe::rounding);
-    guard(&Probe::c_entry);
+    guard(&Probe::c);
     guard(&Probe::late_rd);
     guard(&Probe::late_cutoff);
     guard(&Probe::floor_and_zero_c);
     guard(&Probe::late_exact_zero_c);
-    guard(&Probe::product_overflow);
+    guard(&Probe::prd_ovf);
     guard(&Probe::normalisation);
   }
-  guard(&Probe::inputs_as_fp16);
+  guard(&Probe::as_fp16);
   fill_na();
   f_.calls = lab_.calls();
   return f_;
@@ -84,7 +84,7 @@ void Probe::fill_na() {
     f_.block.set(N_, block_how_);
   else
     na(f_.block, acc ? std::string("no block FMA: ") + name(f_.accum.value) : kind);
-  for (Det<int>* d : {&f_.frac_bits, &f_.align_floor}) na(*d, al ? "test failed" : kind);
+  for (Det<int>* d : {&f_.frac, &f_.floor}) na(*d, al ? "test failed" : kind);
   na(f_.alignment, al ? "test failed" : kind);
   na(f_.exact_normalisation, al ? "test failed" : kind);
   na(f_.grouping, al ? "test failed" : kind);
@@ -93,24 +93,24 @@ void Probe::fill_na() {
     na(f_.product, "no alignment window: the form of a product cannot change a sum that is "
                    "exact or made of exact fp32 products");
   na(f_.product, "test failed");
-  na(f_.final_round, "test failed");
-  na(f_.out_frac_bits, "test failed");
+  na(f_.round, "test failed");
+  na(f_.out_frac, "test failed");
   na(f_.accum, "test failed");
-  na(f_.product_overflow, "test failed");
-  na(f_.c_entry, "test failed");
-  na(f_.inputs_as_fp16, "test failed");
+  na(f_.prd_ovf, "test failed");
+  na(f_.c, "test failed");
+  na(f_.as_fp16, "test failed");
   const std::string nl = "c is not added late with round-down";
   na(f_.late_rd, late() ? "test failed" : nl);
-  na(f_.late_c_cutoff, late() ? "test failed" : nl);
+  na(f_.cutoff, late() ? "test failed" : nl);
   na(f_.late_exact_zero_c, late() ? "test failed" : nl);
   na(f_.late_round, "c is not added by a separate late addition");
-  na(f_.in_subnormals, "test failed");
-  na(f_.out_subnormals, "test failed");
+  na(f_.in_sub, "test failed");
+  na(f_.out_sub, "test failed");
   na(f_.flush_sign, "test failed");
   na(f_.reads_c, "test failed");
   na(f_.nan, "test failed");
   if (!last_unrealisable_.empty())
-    for (auto* d : {&f_.frac_bits, &f_.align_floor})
+    for (auto* d : {&f_.frac, &f_.floor})
       if (!d->known && d->note == "test failed") d->note += " (" + last_unrealisable_ + ")";
 }
 

@@ -55,13 +55,13 @@ std::optional<bool> Probe::kept(int es) {
 }
 
 void Probe::floor_and_zero_c() {
-  if (!aligned() || F_ == 0 || !f_.final_round.known) return;
-  if (!have(f_.out_subnormals)) {
-    const std::string why = f_.out_subnormals.known
+  if (!aligned() || F_ == 0 || !f_.round.known) return;
+  if (!have(f_.out_sub)) {
+    const std::string why = f_.out_sub.known
                                 ? "results below the normal range are flushed"
                                 : "no subnormal result could be formed, and the floor shows "
                                   "only there";
-    f_.align_floor.na(why);
+    f_.floor.na(why);
     f_.zero_c.na(why);
     return;
   }
@@ -72,7 +72,7 @@ void Probe::floor_and_zero_c() {
     const std::string why = "the inputs cannot form products near 2^" + std::to_string(eb) +
                             ", the bottom of the output range, where an exponent floor or "
                             "a c = 0 term would show";
-    f_.align_floor.na(why);
+    f_.floor.na(why);
     f_.zero_c.na(why);
     return;
   }
@@ -112,7 +112,7 @@ void Probe::floor_and_zero_c() {
     const std::string why = "c = 0, products from 2^" + std::to_string(eb) +
                             " down: every term the inputs can form (down to 2^" +
                             std::to_string(lsb) + ") is kept, no floor or c = 0 term shows";
-    f_.align_floor.set(kNoFloor, why);
+    f_.floor.set(kNoFloor, why);
     f_.zero_c.set(ZeroC{}, why);
     return;
   }
@@ -120,7 +120,7 @@ void Probe::floor_and_zero_c() {
   const std::string seen = "c = 0, products from 2^" + std::to_string(eb) +
                            " down: the lowest kept is 2^" + std::to_string(lsb);
   if (A <= eb) {
-    f_.align_floor.set(kNoFloor, seen + ": aligned at the largest product, no floor above 2^" +
+    f_.floor.set(kNoFloor, seen + ": aligned at the largest product, no floor above 2^" +
                                      std::to_string(eb));
     f_.zero_c.set(ZeroC{}, seen + ": c = 0 does not move the alignment");
     return;
@@ -153,11 +153,11 @@ void Probe::floor_and_zero_c() {
         f_.zero_c.set(ZeroC{true, zc}, seen + "; -(g/2 + tiny) rounds down to -g: c = 0 is a "
                                              "term at 2^" + std::to_string(zc) + more +
                                              " (RD, PA L3)");
-        f_.align_floor.set(kNoFloor, "hidden below the c = 0 term");
+        f_.floor.set(kNoFloor, "hidden below the c = 0 term");
         return;
       }
     }
-    f_.align_floor.set(A, seen + ": alignment exponent " + std::to_string(A));
+    f_.floor.set(A, seen + ": alignment exponent " + std::to_string(A));
     f_.zero_c.set(ZeroC{}, "c = 0 is not a term");
     return;
   }
@@ -167,7 +167,7 @@ void Probe::floor_and_zero_c() {
   // products from an internal zero: floor and zero term act alike there.
   const double cmin = g;
   const int e_c = std::max(ilog2(cmin), -126);  // c is aligned from its fp32 encoding
-  const bool early = f_.c_entry.known && f_.c_entry.value == CEntry::early;
+  const bool early = f_.c.known && f_.c.value == CEntry::early;
   if (early && final_round_ == Round::rne && e_c < A - 1 &&
       lab_.realisable(p2(lsb - 1))) {
     Vec v = lab_.zero();
@@ -176,12 +176,12 @@ void Probe::floor_and_zero_c() {
     lab_.set(v, W_[1], p2(lsb - 1));
     const double d = lab_.runv(v);
     if (d == 0) {
-      f_.align_floor.set(A, seen + ", also with c = g != 0: floor " + std::to_string(A));
+      f_.floor.set(A, seen + ", also with c = g != 0: floor " + std::to_string(A));
       f_.zero_c.set(ZeroC{}, "c = 0 does not move the alignment beyond the floor");
       return;
     }
     if (d == g) {
-      f_.align_floor.set(kNoFloor, "the alignment exponent is raised only when c = 0");
+      f_.floor.set(kNoFloor, "the alignment exponent is raised only when c = 0");
       f_.zero_c.set(ZeroC{true, A}, seen + ": c = 0 is a term at 2^" + std::to_string(A));
       return;
     }
@@ -189,17 +189,17 @@ void Probe::floor_and_zero_c() {
     return;
   }
   f_.floor_zero_c_ambiguous = true;
-  f_.align_floor.set(A, seen + ": alignment exponent " + std::to_string(A) +
+  f_.floor.set(A, seen + ": alignment exponent " + std::to_string(A) +
                             " when c = 0 (a floor, or c = 0 as a term there: the same for "
                             "every input of this unit)");
   f_.zero_c.set(ZeroC{}, "not a term (or a term at the floor: indistinguishable here)");
 }
 
 // --- fp8 read as fp16 (PN §4.1.6) ------------------------------------------
-void Probe::inputs_as_fp16() {
+void Probe::as_fp16() {
   const Fmt in = lab_.in();
   if (in == Fmt::fp16) {
-    f_.inputs_as_fp16.na("the inputs are fp16");
+    f_.as_fp16.na("the inputs are fp16");
     return;
   }
   const FormatInfo& h = info(Fmt::fp16);
@@ -211,13 +211,13 @@ void Probe::inputs_as_fp16() {
     const double d = lab_.runv(v);
     const std::string how = "a1 = 2^" + std::to_string(t) + " (not an fp16 value), b1 = 2^" +
                             std::to_string(-t) + ": ";
-    if (d == 1) f_.inputs_as_fp16.set(false, how + "1");
-    else f_.inputs_as_fp16.set(true, how + "not 1, the input went through fp16");
+    if (d == 1) f_.as_fp16.set(false, how + "1");
+    else f_.as_fp16.set(true, how + "not 1, the input went through fp16");
     return;
   }
   // (b) a value whose alignment exponent differs in fp16 (subnormal in one).
   if (!aligned() || F_ == 0) {
-    f_.inputs_as_fp16.na("every input is an fp16 value; its exponent would show only in "
+    f_.as_fp16.na("every input is an fp16 value; its exponent would show only in "
                          "an aligned window");
     return;
   }
@@ -242,13 +242,13 @@ void Probe::inputs_as_fp16() {
                               " (exponent " + std::to_string(e_in + j) + " as read, " +
                               std::to_string(e_h + j) + " in fp16), p2 = 2^" +
                               std::to_string(lo - F_) + ", p3 = -p1: ";
-      if (d == s) f_.inputs_as_fp16.set(e_h < e_in, how + "p2 kept");
-      else if (d == 0) f_.inputs_as_fp16.set(e_h > e_in, how + "p2 lost");
+      if (d == s) f_.as_fp16.set(e_h < e_in, how + "p2 kept");
+      else if (d == 0) f_.as_fp16.set(e_h > e_in, how + "p2 lost");
       else anomaly("fp16-conversion test gave an unexpected value");
       return;
     }
   }
-  f_.inputs_as_fp16.na("converting the inputs to fp16 would change no product or exponent "
+  f_.as_fp16.na("converting the inputs to fp16 would change no product or exponent "
                        "this unit can show");
 }
 

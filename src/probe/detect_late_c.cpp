@@ -79,7 +79,7 @@ void Probe::late_cutoff() {
   const double with = lab_.round_out(-(L_ + 2 * w), final_round_, q_);
   const double without = lab_.round_out(-(L_ + w), final_round_, q_);
   if (with == without) {
-    f_.late_c_cutoff.na("a rounded-down c is not visible at this F and q");
+    f_.cutoff.na("a rounded-down c is not visible at this F and q");
     return;
   }
   const int dmax = std::min(e0_ - fout_.emin(), 200);
@@ -93,7 +93,7 @@ void Probe::late_cutoff() {
     if (r == with) {
       last = d;
     } else if (r == without) {
-      f_.late_c_cutoff.set(last, "p = -1, -2^-F, c = -2^-d: c rounded down for d <= " +
+      f_.cutoff.set(last, "p = -1, -2^-F, c = -2^-d: c rounded down for d <= " +
                                      std::to_string(last) + ", dropped beyond");
       return;
     } else {
@@ -101,7 +101,7 @@ void Probe::late_cutoff() {
       return;
     }
   }
-  f_.late_c_cutoff.set(-1, "c = -2^-d is rounded down for every d up to " + std::to_string(dmax));
+  f_.cutoff.set(-1, "c = -2^-d is rounded down for every d up to " + std::to_string(dmax));
 }
 
 // --- late RD with c = 0 dominating: exact product sum? (PA L3, i = 23) ----

@@ -42,14 +42,14 @@ class Probe {
   bool is(double d, double v) const { return d == v && std::signbit(d) == std::signbit(v); }
   bool aligned() const { return f_.accum.known && f_.accum.value == Accumulation::aligned; }
   bool have(const Det<bool>& d) const { return d.known && d.value; }
-  bool late() const { return f_.c_entry.known && f_.c_entry.value == CEntry::late_rd; }
+  bool late() const { return f_.c.known && f_.c.value == CEntry::late_rd; }
 
   // detect_specials.cpp
   void specials();
-  void in_subnormals();
+  void in_sub();
   void reads_c();
-  void out_subnormals();
-  void product_overflow();
+  void out_sub();
+  void prd_ovf();
 
   // detect_structure.cpp
   void precision();
@@ -69,7 +69,7 @@ class Probe {
   std::optional<Round> rounding_by_products();
   std::optional<Round> rounding_by_c();
   void rounding();
-  void c_entry();
+  void c();
 
   // detect_late_c.cpp
   double late_dominant(double P, double c, int e_c, LateRd mode) const;
@@ -87,7 +87,7 @@ class Probe {
   Base base(int es) const;
   std::optional<bool> kept(int es);
   void floor_and_zero_c();
-  void inputs_as_fp16();
+  void as_fp16();
 
   Lab lab_;
   const FormatInfo& fin_;

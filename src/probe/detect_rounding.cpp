@@ -64,24 +64,24 @@ void Probe::rounding() {
   }
   if (r) {
     final_round_ = *r;
-    f_.final_round.set(*r, how);
+    f_.round.set(*r, how);
   } else {
     anomaly("the rounding of the results matches no rounding mode");
   }
 }
 
 // --- where c enters ---------------------------------------------------------
-void Probe::c_entry() {
+void Probe::c() {
   if (!f_.reads_c.known) return;
   if (!f_.reads_c.value) {
-    f_.c_entry.na("C is not read");
+    f_.c.na("C is not read");
     return;
   }
   if (!f_.accum.known) return;
   const double h = L_ * u_ / 2;
   switch (f_.accum.value) {
     case Accumulation::fma_chain:
-      f_.c_entry.na("part of the FMA chain: it starts from c ((c + p1) is rounded before p2)");
+      f_.c.na("part of the FMA chain: it starts from c ((c + p1) is rounded before p2)");
       return;
     case Accumulation::exact: {
       Vec v = lab_.zero();
@@ -89,7 +89,7 @@ void Probe::c_entry() {
       lab_.set(v, W_[0], L_);
       lab_.set(v, W_[1], h);
       if (lab_.runv(v) == L_ * (1 + u_))
-        f_.c_entry.na("part of the exact sum (c = u/2, p = 1, u/2 gives 1+u)");
+        f_.c.na("part of the exact sum (c = u/2, p = 1, u/2 gives 1+u)");
       else
         anomaly("exact accumulation but c is not part of the exact sum");
       return;
@@ -100,7 +100,7 @@ void Probe::c_entry() {
       lab_.set(v, W_[0], h);
       lab_.set(v, W_[1], h);
       if (lab_.runv(v) == L_ * (1 + u_))
-        f_.c_entry.na("part of the pairwise tree: added to the tree's sum (c = 1, p = u/2, u/2 "
+        f_.c.na("part of the pairwise tree: added to the tree's sum (c = 1, p = u/2, u/2 "
                       "gives 1+u)");
       else
         anomaly("pairwise tree but c is not added last");
@@ -120,11 +120,11 @@ void Probe::c_entry() {
   const double d = lab_.runv(v);
   const std::string how = "p = L, -L, c = -1.25*2^-F: ";
   if (d == -w) {
-    f_.c_entry.set(CEntry::early, how + "-2^-F, c truncated in the products' window");
+    f_.c.set(CEntry::early, how + "-2^-F, c truncated in the products' window");
   } else if (d == -2 * w) {
-    f_.c_entry.set(CEntry::late_rd, how + "-2^(1-F), c added after the products, rounded down");
+    f_.c.set(CEntry::late_rd, how + "-2^(1-F), c added after the products, rounded down");
   } else if (d == -1.25 * w) {
-    f_.c_entry.set(CEntry::late_rne, how + "c whole: added after the products' rounding");
+    f_.c.set(CEntry::late_rne, how + "c whole: added after the products' rounding");
     std::optional<Round> r = rounding_by_c();
     if (r) f_.late_round.set(*r, "c = 1+u, 1+3u, -(1+u) with p1 = +-1 (the late addition)");
     else anomaly("the late addition matches no rounding mode");

@@ -73,7 +73,7 @@ void Probe::specials() {
 }
 
 // --- subnormals (PN §3.1 examples) ---------------------------------------
-void Probe::in_subnormals() {
+void Probe::in_sub() {
   const double x = p2(fin_.emin() - fin_.man_bits);  // smallest subnormal input
   const double y = p2(fin_.emax());
   const double p = x * y;
@@ -83,9 +83,9 @@ void Probe::in_subnormals() {
   const double d = lab_.runv(v);
   const std::string how = "a1 = 2^" + std::to_string(ilog2(x)) + " (subnormal), b1 = 2^" +
                           std::to_string(ilog2(y));
-  if (d == p) f_.in_subnormals.set(true, how + ": exact product");
+  if (d == p) f_.in_sub.set(true, how + ": exact product");
   else if (d == 0) {
-    f_.in_subnormals.set(false, how + ": 0");
+    f_.in_sub.set(false, how + ": 0");
     lab_.normal_factors_only(true);  // every later test uses normal inputs
   }
   else anomaly(how + " gave an unexpected value");
@@ -102,7 +102,7 @@ void Probe::reads_c() {
 }
 
 // A subnormal output from normal inputs (a1 = 2^i, b1 = 2^j), else from c.
-void Probe::out_subnormals() {
+void Probe::out_sub() {
   const int te = fout_.emin() - 1;
   const double t = p2(te);
   int i = te / 2, j = te - i;
@@ -116,24 +116,24 @@ void Probe::out_subnormals() {
     lab_.set2(v, 0, p2(i), p2(j));
     const double d = lab_.runv(v);
     const std::string how = "p1 = 2^" + std::to_string(te) + " from normal inputs";
-    if (d == t) f_.out_subnormals.set(true, how + ": kept");
-    else if (d == 0) f_.out_subnormals.set(false, how + ": flushed");
+    if (d == t) f_.out_sub.set(true, how + ": kept");
+    else if (d == 0) f_.out_sub.set(false, how + ": flushed");
     else anomaly(how + " gave an unexpected value");
   } else if (have(f_.reads_c)) {
     Vec v = lab_.zero();
     lab_.setc(v, t);
     const double d = lab_.runv(v);
     const std::string how = "c = 2^" + std::to_string(te) + ", no products";
-    if (d == t) f_.out_subnormals.set(true, how + ": kept");
-    else if (d == 0) f_.out_subnormals.set(false, how + ": flushed");
+    if (d == t) f_.out_sub.set(true, how + ": kept");
+    else if (d == 0) f_.out_sub.set(false, how + ": flushed");
     else anomaly(how + " gave an unexpected value");
   } else {
-    f_.out_subnormals.na("products cannot be subnormal in the output and C is not read");
+    f_.out_sub.na("products cannot be subnormal in the output and C is not read");
     f_.flush_sign.na("no subnormal result can be formed");
   }
-  if (f_.out_subnormals.known && f_.out_subnormals.value) {
+  if (f_.out_sub.known && f_.out_sub.value) {
     f_.flush_sign.na("nothing is flushed");
-  } else if (f_.out_subnormals.known && sub_by_products_) {
+  } else if (f_.out_sub.known && sub_by_products_) {
     // -t alone, every other product -0 and c = -0: a flushed -t is -0 if
     // the sign is kept, else +0.
     Vec v = lab_.zero();
@@ -144,21 +144,21 @@ void Probe::out_subnormals() {
     if (d == zero_bits(lab_.out(), true)) f_.flush_sign.set(FlushSign::keep, "-2^emin/2 flushes to -0");
     else if (d == zero_bits(lab_.out(), false)) f_.flush_sign.set(FlushSign::positive, "-2^emin/2 flushes to +0");
     else anomaly("a flushed negative subnormal gave " + hex(d));
-  } else if (f_.out_subnormals.known) {
+  } else if (f_.out_sub.known) {
     f_.flush_sign.na("no negative subnormal result can be formed from products");
   }
 }
 
 // --- products >= 2^128 (PA H5 / L1) ---------------------------------------
-void Probe::product_overflow() {
+void Probe::prd_ovf() {
   if (!f_.accum.known) return;
   const double big = p2(129);
   if (!lab_.realisable(big)) {
-    f_.product_overflow.na("products stay below 2^128");
+    f_.prd_ovf.na("products stay below 2^128");
     return;
   }
   if (f_.accum.value == Accumulation::fma_chain) {
-    f_.product_overflow.na("IEEE FMAs: a product is never formed apart from the addition");
+    f_.prd_ovf.na("IEEE FMAs: a product is never formed apart from the addition");
     return;
   }
   Vec v = lab_.zero();
@@ -170,11 +170,11 @@ void Probe::product_overflow() {
     if (std::isnan(d))
       f_.product.set(ProductForm::fp32_rne, how + "NaN: products rounded to the output "
                                                   "format (to +-Inf) before the tree");
-    f_.product_overflow.na("implied by products rounded to fp32 before the additions");
+    f_.prd_ovf.na("implied by products rounded to fp32 before the additions");
     return;
   }
-  if (d == 0) f_.product_overflow.set(false, how + "0: products beyond 2^128 are kept");
-  else if (std::isnan(d)) f_.product_overflow.set(true, how + "NaN: |p| >= 2^128 is Inf");
+  if (d == 0) f_.prd_ovf.set(false, how + "0: products beyond 2^128 are kept");
+  else if (std::isnan(d)) f_.prd_ovf.set(true, how + "NaN: |p| >= 2^128 is Inf");
   else anomaly("product overflow test gave an unexpected value");
 }
 

@@ -27,7 +27,7 @@ void Probe::precision() {
   }
   q_ = q;
   u_ = p2(-q);
-  f_.out_frac_bits.set(q, "p1 = 1, p2 = 2^-t exact for t <= " + std::to_string(q));
+  f_.out_frac.set(q, "p1 = 1, p2 = 2^-t exact for t <= " + std::to_string(q));
 }
 
 // --- which positions are fused with position 0 ---------------------------
@@ -240,11 +240,11 @@ void Probe::window() {
     }
   }
   if (!ended) {
-    f_.frac_bits.na("F >= " + std::to_string(F) + ": the inputs cannot form smaller terms");
+    f_.frac.na("F >= " + std::to_string(F) + ": the inputs cannot form smaller terms");
     return;
   }
   F_ = F;
-  f_.frac_bits.set(F, "p = L, L*2^-m, -L keeps L*2^-m for m <= " + std::to_string(F) +
+  f_.frac.set(F, "p = L, L*2^-m, -L keeps L*2^-m for m <= " + std::to_string(F) +
                           " (neab = " + std::to_string(F - 23) + ")");
 }
 
@@ -313,7 +313,7 @@ void Probe::product_form() {
 
 // --- block result: carries kept, one rounding ----------------------------
 void Probe::normalisation() {
-  if (!aligned() || F_ == 0 || !f_.final_round.known) return;
+  if (!aligned() || F_ == 0 || !f_.round.known) return;
   const int m = fin_.man_bits;
   if (2 * m > F_) {
     f_.exact_normalisation.na("the largest products have bits below the window");

@@ -103,10 +103,10 @@ void print(std::ostream& os, const Features& f, const std::string& title) {
   p.line("+Inf + -Inf -> NaN", f.inf_minus_inf_nan);
   p.line("0 * Inf -> NaN", f.zero_times_inf_nan);
   p.line("overflow -> Inf", f.overflow_inf);
-  p.line("product >= 2^128 -> Inf", f.product_overflow);
+  p.line("product >= 2^128 -> Inf", f.prd_ovf);
   os << " subnormals\n";
-  p.line("subnormal inputs", f.in_subnormals);
-  p.line("subnormal results", f.out_subnormals);
+  p.line("subnormal inputs", f.in_sub);
+  p.line("subnormal results", f.out_sub);
   p.line("flush-to-zero sign", f.flush_sign);
   os << " structure\n";
   p.line("C read", f.reads_c);
@@ -114,27 +114,27 @@ void print(std::ostream& os, const Features& f, const std::string& title) {
   p.line("block FMA size N", f.block);
   p.line("grouping", f.grouping);
   p.line("pairwise group", f.pair_group);
-  p.line("inputs read as fp16", f.inputs_as_fp16);
+  p.line("inputs read as fp16", f.as_fp16);
   os << " alignment and rounding\n";
-  p.line("window fraction bits F", f.frac_bits, [](int F) {
+  p.line("window fraction bits F", f.frac, [](int F) {
     return std::to_string(F) + " (neab " + (F >= 23 ? "+" : "") + std::to_string(F - 23) + ")";
   });
   p.line("bits below the window", f.alignment);
   p.line("carries kept, one rounding", f.exact_normalisation);
   p.line("products", f.product);
-  p.line("result fraction bits", f.out_frac_bits);
-  p.line("final rounding", f.final_round);
-  p.line("alignment floor", f.align_floor, [](int e) {
+  p.line("result fraction bits", f.out_frac);
+  p.line("final rounding", f.round);
+  p.line("alignment floor", f.floor, [](int e) {
     return e == kNoFloor ? std::string("none") : std::to_string(e);
   });
   p.line("c = 0", f.zero_c, [](const ZeroC& z) {
     return z.term ? "a term at exponent " + std::to_string(z.exp) : std::string("ignored");
   });
   os << " the accumulator c\n";
-  p.line("c enters", f.c_entry);
+  p.line("c enters", f.c);
   p.line("late RD rule", f.late_rd);
   p.line("late addition rounding", f.late_round);
-  p.line("late c cut-off (binades)", f.late_c_cutoff, [](int c) {
+  p.line("late c cut-off (binades)", f.cutoff, [](int c) {
     return c < 0 ? std::string("none") : std::to_string(c);
   });
   p.line("c = 0: exact sum to RD", f.late_exact_zero_c);

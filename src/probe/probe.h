@@ -84,11 +84,11 @@ struct Features {
   Det<bool> inf_minus_inf_nan;  // +Inf and -Inf products give NaN
   Det<bool> zero_times_inf_nan; // 0 * Inf gives NaN
   Det<bool> overflow_inf;       // a finite sum beyond the range gives +-Inf
-  Det<bool> product_overflow;   // a product >= 2^128 alone gives +-Inf/NaN
+  Det<bool> prd_ovf;            // a product >= 2^128 alone gives +-Inf/NaN
 
   // --- subnormals ---------------------------------------------------------
-  Det<bool> in_subnormals;
-  Det<bool> out_subnormals;
+  Det<bool> in_sub;
+  Det<bool> out_sub;
   Det<FlushSign> flush_sign;
 
   // --- structure ----------------------------------------------------------
@@ -97,25 +97,25 @@ struct Features {
   Det<int> block;           // N_FMA (aligned, exact): products fused
   Det<Grouping> grouping;   // contiguous / odd-even / pair-interleave
   Det<int> pair_group;      // pairwise: products per tree
-  Det<bool> inputs_as_fp16; // inputs converted to fp16 before the unit
+  Det<bool> as_fp16;        // inputs converted to fp16 before the unit
 
   // --- alignment and rounding ---------------------------------------------
-  Det<int> frac_bits;             // F: fraction bits of the window
+  Det<int> frac;                  // F: fraction bits of the window
   Det<AlignRound> alignment;      // rounding of bits below the window
   Det<bool> exact_normalisation;  // carries kept, block result rounded once
   Det<ProductForm> product;       // denormalised / normalised / fp32
-  Det<int> out_frac_bits;         // fraction bits of the results
-  Det<Round> final_round;
-  Det<int> align_floor;           // lowest alignment exponent (kNoFloor: none seen)
+  Det<int> out_frac;              // fraction bits of the results
+  Det<Round> round;
+  Det<int> floor;                 // lowest alignment exponent (kNoFloor: none seen)
   Det<ZeroC> zero_c;              // how c = 0 is treated
   bool floor_zero_c_ambiguous = false;  // floor vs "c = 0 is a term" cannot be told apart
   bool zero_c_exp_ambiguous = false;    // the c = 0 exponent is one of a range (reported: emin)
 
   // --- the accumulator c --------------------------------------------------
-  Det<CEntry> c_entry;
+  Det<CEntry> c;
   Det<LateRd> late_rd;           // late_rd: RD of the product sum when c dominates
   Det<Round> late_round;         // late_rne: rounding of the late addition
-  Det<int> late_c_cutoff;        // late_rd: c dropped beyond this many binades (-1 none)
+  Det<int> cutoff;               // late_rd: c dropped beyond this many binades (-1 none)
   Det<bool> late_exact_zero_c;   // late_rd: exact product sum reaches the RD when c = 0 dominates
 
   std::vector<std::string> anomalies;  // outputs no hypothesis explains

@@ -156,32 +156,32 @@ void detect_window(Bench& b, ScaledFeatures& f) {
     if (E - j > reach(b) && b.blocks() >= 2) continue;  // too large for one term: not a test
     bool by_c = false;
     if (!small_or_c(b, E - j, by_c)) {
-      f.frac_bits.na("F >= " + std::to_string(j - 1) + ": no exact term lies further below the cancelled part with " +
+      f.frac.na("F >= " + std::to_string(j - 1) + ": no exact term lies further below the cancelled part with " +
                      "these formats (every term up to 2^-" + std::to_string(j - 1) + " of it was kept)");
       return;
     }
     via_c |= by_c;
     const uint32_t d = b.run();
     if (d == 0) {
-      if (!tested) return f.frac_bits.na("F < " + std::to_string(j) + ": the first term this probe can form, 2^-" +
+      if (!tested) return f.frac.na("F < " + std::to_string(j) + ": the first term this probe can form, 2^-" +
                                          std::to_string(j) + " of the cancelled part, was dropped");
-      return f.frac_bits.set(j - 1, "a term 2^-" + std::to_string(j - 1) + " of the largest cancelled term is kept, "
+      return f.frac.set(j - 1, "a term 2^-" + std::to_string(j - 1) + " of the largest cancelled term is kept, "
                                     "2^-" + std::to_string(j) + " dropped" +
                                     (via_c ? " (the smallest terms formed as c: the products' range ran out)" : ""));
     }
     tested = true;
     if (d != f32(p2(E - j)))
-      return f.frac_bits.na("the small term came back altered (bits " + std::to_string(d) + "): no window model fits");
+      return f.frac.na("the small term came back altered (bits " + std::to_string(d) + "): no window model fits");
   }
 }
 
 void detect_group(Bench& b, ScaledFeatures& f) {
-  if (!f.frac_bits.known) return f.group.na("needs F");
+  if (!f.frac.known) return f.group.na("needs F");
   const int first = small_position(b);
   const int last = b.blocks() >= 2 ? b.block() + b.block() - 1 : b.k() - 3;
   for (int d = 1; first + d <= last; ++d) {
     b.clear();
-    const int E = cancel(b), t = E - f.frac_bits.value - 1;
+    const int E = cancel(b), t = E - f.frac.value - 1;
     if (!small_term(b, first, t) || !small_term(b, first + d, t))
       return f.group.na("two half-unit terms 2^" + std::to_string(t) + " cannot be formed");
     const uint32_t r = b.run();
@@ -189,7 +189,7 @@ void detect_group(Bench& b, ScaledFeatures& f) {
       return f.group.set(d, d == 1 ? "two half-unit terms side by side are aligned apart (each dropped)"
                                    : "two half-unit terms are summed exactly when fewer than " + std::to_string(d) +
                                          " positions apart (kept), aligned apart at " + std::to_string(d));
-    if (r != f32(p2(E - f.frac_bits.value)))
+    if (r != f32(p2(E - f.frac.value)))
       return f.group.na("two half-unit terms gave neither 0 nor one unit");
   }
   if (b.blocks() >= 2)  // blocks have scales of their own: a group cannot be told longer than one
@@ -274,14 +274,14 @@ ScaledFeatures detect_scaled(const ScaledBox& box) {
   ScaledFeatures f;
   Bench b(box);
   if (b.ea().empty() || b.eb().empty() || box.k < 3) {
-    f.frac_bits.na("the element formats hold no normal power of two, or k < 3");
+    f.frac.na("the element formats hold no normal power of two, or k < 3");
     f.group.na("needs F");
   } else {
     try {
       detect_window(b, f);
       detect_group(b, f);
     } catch (const Unrealisable& e) {
-      if (!f.frac_bits.known) f.frac_bits.na(std::string("the test values cannot be formed: ") + e.what());
+      if (!f.frac.known) f.frac.na(std::string("the test values cannot be formed: ") + e.what());
       f.group.na(std::string("the test values cannot be formed: ") + e.what());
     }
   }
@@ -303,7 +303,7 @@ void print_scaled(std::ostream& os, const ScaledFeatures& f, const ScaledBox& bo
     os << "  " << name << std::string(26 - std::string(name).size(), ' ')
        << (det.known ? value : std::string("n/a")) << "  (" << det.note << ")\n";
   };
-  line("F (window fraction bits)", f.frac_bits, std::to_string(f.frac_bits.value));
+  line("F (window fraction bits)", f.frac, std::to_string(f.frac.value));
   line("group (exact products)", f.group, std::to_string(f.group.value));
   line("scale blocks", f.scale_blocks, "per " + std::to_string(box.block) + " along k");
   line("scales enter", f.scales_before_alignment, "before alignment");

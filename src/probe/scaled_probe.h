@@ -35,7 +35,7 @@ ScaledBox scaled_black_box(const mmaemu_model* model, const mmaemu_block_scale_d
 
 struct ScaledFeatures {
   long calls = 0;
-  Det<int> frac_bits;  // F: fraction bits kept below the largest alignment exponent
+  Det<int> frac;  // F: fraction bits kept below the largest alignment exponent
   Det<int> group;      // products summed exactly before alignment (1: each on its own)
   Det<bool> scale_blocks;       // one scale per `block` consecutive elements, A by row and B by column
   Det<bool> scales_before_alignment;  // scaled products are exact terms of the fused sum

@@ -147,17 +147,17 @@ uint64_t t_or_st_fdpa(const ScaledUnit& u, Fmt out, const ScaledStep& s) {
   }
   if (sp.any()) return sp.result(out);
 
-  FusedSum sum(u.F, e_zero_for(u, out));
+  FusedSum sum(u.frac, e_zero_for(u, out));
   for (int i = 0; i < u.k; ++i) {
     if (a[i].cls == Class::zero || b[i].cls == Class::zero) {
       sum.add_zero();
       continue;
     }
-    const Split x = split(s.fa, a[i], u.narrow_subnormals), y = split(s.fb, b[i], u.narrow_subnormals);
+    const Split x = split(s.fa, a[i], u.subnormals), y = split(s.fb, b[i], u.subnormals);
     sum.add({x.neg != y.neg, x.sig * y.sig, x.lsb + y.lsb + es, x.e + y.e + es});
   }
   add_c(sum, out, c);
-  return round_sum(sum.sum(), sum.lsb(), out, out == Fmt::fp16 ? u.round16 : u.round32);
+  return round_sum(sum.sum(), sum.lsb(), out, out == Fmt::fp16 ? u.round16 : u.round);
 }
 
 // ---------------------------------------------------------------------------
@@ -177,7 +177,7 @@ uint64_t gst_fdpa(const ScaledUnit& u, Fmt out, const ScaledStep& s) {
   sp.addend(c);
   if (sp.any()) return sp.result(out);
 
-  FusedSum sum(u.F, e_zero_for(u, out));
+  FusedSum sum(u.frac, e_zero_for(u, out));
   for (int g = 0; g < u.k / u.group; ++g) {
     int64_t Q = 0;
     bool all_zero = true;
@@ -200,7 +200,7 @@ uint64_t gst_fdpa(const ScaledUnit& u, Fmt out, const ScaledStep& s) {
     sum.add({Q < 0, mag, sa.exp + sb.exp - 2, sa.exp + sb.exp + 2 * m});
   }
   add_c(sum, out, c);
-  return round_sum(sum.sum(), sum.lsb(), out, u.round32);
+  return round_sum(sum.sum(), sum.lsb(), out, u.round);
 }
 
 void check_formats(const ScaledUnit& u, Fmt fa, Fmt fb, Fmt out) {

@@ -59,7 +59,7 @@ struct InfSigns {
 };
 
 Class read_class(const ModelRow& row, Fmt in, const Unpacked& x) {
-  return !row.in_subnormals && is_subnormal(in, x) ? Class::zero : x.cls;
+  return !row.in_sub && is_subnormal(in, x) ? Class::zero : x.cls;
 }
 
 Special specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a,
@@ -94,7 +94,7 @@ std::vector<Product> products(const ModelRow& row, Fmt in, std::size_t k, const 
   for (std::size_t i = 0; i < k; ++i) {
     const Unpacked x = decode(in, a[i]), y = decode(in, b[i]);
     if (x.cls != Class::finite || y.cls != Class::finite) continue;
-    if (!row.in_subnormals && (is_subnormal(in, x) || is_subnormal(in, y))) continue;
+    if (!row.in_sub && (is_subnormal(in, x) || is_subnormal(in, y))) continue;
     const Term tx = term_of(in, x), ty = term_of(in, y);
     Term p{tx.neg != ty.neg, tx.e + ty.e, tx.sig * ty.sig, tx.frac + ty.frac};
     if (row.product == ProductForm::normalised && p.sig >> (p.frac + 1)) {
@@ -120,8 +120,8 @@ InfSigns overflow_signs(const std::vector<Product>& ps) {
 // with inputs_first the infinite inputs and c decide first.
 Special step_specials(const ModelRow& row, Fmt in, std::size_t k, const uint64_t* a, const uint64_t* b,
                       const Unpacked& c, const std::vector<Product>& ps) {
-  const InfSigns ovf = row.product_overflow ? overflow_signs(ps) : InfSigns{};
-  if (row.overflow_inf == OverflowInf::ieee) return specials(row, in, k, a, b, c, ovf);
+  const InfSigns ovf = row.prd_ovf ? overflow_signs(ps) : InfSigns{};
+  if (row.ovf_inf == OverflowInf::ieee) return specials(row, in, k, a, b, c, ovf);
   if (Special s = specials(row, in, k, a, b, c); s.hit) return s;
   if (ovf.pos && ovf.neg) return {true, nan_result(row)};
   if (ovf.pos || ovf.neg) return {true, inf_bits(row.out, ovf.neg)};
@@ -192,7 +192,7 @@ int64_t shift_rd(int64_t x, int d) {
 // Flushes a result below the normal range when the unit has no subnormal
 // outputs.
 uint64_t flush_out(const ModelRow& row, uint64_t bits) {
-  if (row.out_subnormals) return bits;
+  if (row.out_sub) return bits;
   const Unpacked u = decode(row.out, bits);
   if (is_subnormal(row.out, u))
     return zero_bits(row.out, row.flush_sign == FlushSign::keep && u.neg);
@@ -204,7 +204,7 @@ uint64_t round_partial(const ModelRow& row, int64_t S, int lsb_exp, Round r) {
   if (S == 0) return zero_bits(row.out, false);
   const uint64_t mag = S < 0 ? static_cast<uint64_t>(-S) : static_cast<uint64_t>(S);
   return flush_out(row, round_pack(row.out, S < 0, mag, lsb_exp, false, r, Overflow::inf,
-                                   row.result_frac_bits()));
+                                   row.result_frac()));
 }
 
 // One fused block with c early (NVIDIA, docs/models.md §2.4): the terms are the
@@ -219,8 +219,8 @@ uint64_t fused_early(const ModelRow& row, const std::vector<Term>& prods, uint64
   if (auto t = c_term(row, c)) ts.push_back(*t);
   else if (row.zero_c_is_term && !ts.empty()) zero_c = row.zero_c_exp;
   if (ts.empty()) return zero_bits(row.out, false);  // empty block: +0
-  const Partial p = align_sum(ts, row.frac_bits, row.align_floor, zero_c);
-  return round_partial(row, p.S, p.E - row.frac_bits, row.final_round);
+  const Partial p = align_sum(ts, row.frac, row.floor, zero_c);
+  return round_partial(row, p.S, p.E - row.frac, row.round);
 }
 
 // Combines the odd and even groups of CDNA3 fp8 (docs/models.md §2.7): the
@@ -249,21 +249,21 @@ Partial combine_rd(const Partial& x, const Partial& y) {
 // late_exact_zero_c: when c = 0 dominates, the product sum rounded down is
 // the exact sum of `terms` (PA L3, i = 23), not P.
 uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c, const std::vector<Term>& terms) {
-  const int F = row.frac_bits;
+  const int F = row.frac;
   const std::optional<Term> ct = c_term(row, c);
   if (P.empty && !ct) return zero_bits(row.out, false);
   if (!ct && !row.zero_c_is_term)
-    return round_partial(row, P.S, P.E - F, row.final_round);
+    return round_partial(row, P.S, P.E - F, row.round);
   if (P.empty) return round_partial(row, ct->neg ? -int64_t(ct->sig) : int64_t(ct->sig),
-                                    ct->e - ct->frac, row.final_round);
+                                    ct->e - ct->frac, row.round);
   const int e_c = ct ? ct->e : row.zero_c_exp;
   int64_t s_c = ct ? static_cast<int64_t>(ct->sig) << (F - ct->frac) : 0;  // F fraction bits
   if (ct && ct->neg) s_c = -s_c;
-  if (row.late_c_cutoff >= 0 && P.E - e_c > row.late_c_cutoff) s_c = 0;
+  if (row.cutoff >= 0 && P.E - e_c > row.cutoff) s_c = 0;
 
   if (P.E >= e_c) {
     const int64_t S = P.S + shift_rd(s_c, P.E - e_c);
-    return round_partial(row, S, P.E - F, row.final_round);
+    return round_partial(row, S, P.E - F, row.round);
   }
   const int d = e_c - P.E;
   // The product sum rounded down to F + extra bits below 2^e_c.
@@ -275,7 +275,7 @@ uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c, const st
   };
   if (row.late_rd == LateRd::single_stage) {
     const int64_t S = products_rd(7) + s_c * (int64_t{1} << 7);
-    return round_partial(row, S, e_c - F - 7, row.final_round);
+    return round_partial(row, S, e_c - F - 7, row.round);
   }
   int64_t S = products_rd(8) + s_c * (int64_t{1} << 8);
   int lsb = e_c - F - 8;  // 32 fraction bits relative to 2^e_c
@@ -288,7 +288,7 @@ uint64_t late_rd_add(const ModelRow& row, const Partial& P, uint64_t c, const st
       lsb += cut;
     }
   }
-  return round_partial(row, S, lsb, row.final_round);
+  return round_partial(row, S, lsb, row.round);
 }
 
 std::vector<Term> terms_where(const std::vector<Product>& ps, bool (*keep)(std::size_t)) {
@@ -311,7 +311,7 @@ uint64_t add_round(const ModelRow& row, uint64_t x, uint64_t y, Round r) {
   // IEEE: x + (-x) = +0 (-0 for RD); -0 + -0 = -0.
   const bool zero_neg = (u.cls == Class::zero && v.cls == Class::zero) ? (u.neg && v.neg)
                                                                         : r == Round::rd;
-  return flush_out(row, acc.round(row.out, r, Overflow::inf, zero_neg, row.result_frac_bits()));
+  return flush_out(row, acc.round(row.out, r, Overflow::inf, zero_neg, row.result_frac()));
 }
 
 // ---------------------------------------------------------------------------
@@ -319,9 +319,9 @@ uint64_t add_round(const ModelRow& row, uint64_t x, uint64_t y, Round r) {
 
 uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
                       uint64_t c) {
-  const Fmt in = row.inputs_as_fp16 ? Fmt::fp16 : row.in;
+  const Fmt in = row.as_fp16 ? Fmt::fp16 : row.in;
   std::vector<uint64_t> wa, wb;
-  if (row.inputs_as_fp16) {  // exact widening of fp8 to fp16
+  if (row.as_fp16) {  // exact widening of fp8 to fp16
     for (std::size_t i = 0; i < k; ++i) {
       wa.push_back(convert(row.in, Fmt::fp16, a[i], Round::rne));
       wb.push_back(convert(row.in, Fmt::fp16, b[i], Round::rne));
@@ -333,18 +333,18 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
   // A late c (docs/models.md §2.12) is no term of the fused sum: it enters by a
   // separate IEEE addition, so a special product sum meets it there, and a
   // sum that overflows to +Inf plus c = -Inf is NaN, not c.
-  const bool late_c = row.c_entry == CEntry::late_rne || row.c_entry == CEntry::last;
+  const bool late_c = row.c == CEntry::late_rne || row.c == CEntry::last;
   auto finish = [&](uint64_t t) { return late_c ? add_round(row, t, c, row.late_round) : t; };
   const Unpacked c_in_sum = late_c ? decode(row.out, zero_bits(row.out, false)) : cu;
   const std::vector<Product> ps = products(row, in, k, a, b);
   if (Special s = step_specials(row, in, k, a, b, c_in_sum, ps); s.hit) return finish(s.bits);
-  if (!row.out_subnormals && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
+  if (!row.out_sub && is_subnormal(row.out, cu)) c = zero_bits(row.out, false);
 
-  switch (row.c_entry) {
+  switch (row.c) {
     case CEntry::early:
     case CEntry::last:
     case CEntry::late_rne: {
-      const bool early = row.c_entry == CEntry::early;
+      const bool early = row.c == CEntry::early;
       const uint64_t c0 = early ? c : zero_bits(row.out, false);
       uint64_t t;
       if (row.grouping == Grouping::pair_interleave) {
@@ -365,12 +365,12 @@ uint64_t aligned_step(const ModelRow& row, std::size_t k, const uint64_t* a, con
       for (const Product& p : ps) ts.push_back(p.t);
       if (row.grouping == Grouping::odd_even) {
         const Partial even = align_sum(terms_where(ps, [](std::size_t i) { return i % 2 == 0; }),
-                                       row.frac_bits, row.align_floor);
+                                       row.frac, row.floor);
         const Partial odd = align_sum(terms_where(ps, [](std::size_t i) { return i % 2 == 1; }),
-                                      row.frac_bits, row.align_floor);
+                                      row.frac, row.floor);
         P = combine_rd(even, odd);
       } else {
-        P = align_sum(ts, row.frac_bits, row.align_floor);
+        P = align_sum(ts, row.frac, row.floor);
       }
       return late_rd_add(row, P, c, ts);
     }
@@ -390,13 +390,13 @@ uint64_t exact_step(const ModelRow& row, std::size_t k, const uint64_t* a, const
     acc.add(p.t.neg, p.t.sig, p.t.e - p.t.frac);
     any = true;
   }
-  if (cu.cls == Class::finite && (row.out_subnormals || !is_subnormal(row.out, cu))) {
+  if (cu.cls == Class::finite && (row.out_sub || !is_subnormal(row.out, cu))) {
     acc.add(cu.neg, cu.sig, cu.exp);
     any = true;
   }
   if (!any) return zero_bits(row.out, false);
-  return flush_out(row, acc.round(row.out, row.final_round, Overflow::inf, false,
-                                  row.result_frac_bits()));
+  return flush_out(row, acc.round(row.out, row.round, Overflow::inf, false,
+                                  row.result_frac()));
 }
 
 // IEEE operations in the output format for the pairwise and FMA paths. NaN
@@ -407,7 +407,7 @@ struct Ieee {
 
   uint64_t flush(uint64_t x, bool keep_sign) const {
     const Unpacked u = decode(f, x);
-    if (!row.out_subnormals && is_subnormal(f, u)) return zero_bits(f, keep_sign && u.neg);
+    if (!row.out_sub && is_subnormal(f, u)) return zero_bits(f, keep_sign && u.neg);
     return x;
   }
   // x*y + z, one rounding (x, y in format `in`; z in f).
@@ -452,7 +452,7 @@ uint64_t pairwise_step(const ModelRow& row, std::size_t k, const uint64_t* a, co
   auto positive = [&](Fmt f, uint64_t x) { return pos_zero && decode(f, x).cls == Class::zero ? 0 : x; };
   auto read_input = [&](uint64_t x) {
     const Unpacked u = decode(row.in, x);
-    return positive(row.in, !row.in_subnormals && is_subnormal(row.in, u) ? zero_bits(row.in, keep && u.neg) : x);
+    return positive(row.in, !row.in_sub && is_subnormal(row.in, u) ? zero_bits(row.in, keep && u.neg) : x);
   };
   uint64_t p[4];
   const std::size_t g = static_cast<std::size_t>(row.pair_group);

@@ -19,7 +19,7 @@ bool fp32_nan(uint32_t x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // Rows the engine runs on the step kernels (else: ref::dot, as fast_dot).
 bool has_step_kernel(const ModelRow& row) {
-  return fast::plan(row).step && fast::operand_kind(row) != fast::Operand::real64;
+  return kernels::plan(row).step && kernels::decoding_of(row) != kernels::Decoding::real64;
 }
 
 }  // namespace
@@ -30,7 +30,7 @@ Element element_reference(const ModelRow& row, uint32_t x) {
   // (-0 has no fnuz encoding and reads as +0.)
   const bool zero = (x & 0x7FFFFFFFu) == 0;
   e.exact = row.in == Fmt::tf32 || zero || is_nan(Fmt::fp32, x) || to_fp32_bits(row.in, e.code) == x;
-  e.finite = has_step_kernel(row) && fast::pack_element(row, e.code, e.sig, e.exp);
+  e.finite = has_step_kernel(row) && kernels::pack_element(row, e.code, e.sig, e.exp);
   return e;
 }
 

@@ -21,7 +21,7 @@ namespace mmaemu::validate {
 /// One fp32 pattern x of an a_ or b_ file as the unit reads it.
 struct Element {
   uint64_t code = 0;  // convert(fp32, row.in, x, RZ for tf32, else RNE)
-  int32_t sig = 0, exp = 0;  // fast::pack_element(row, code) (rows with a step kernel)
+  int32_t sig = 0, exp = 0;  // kernels::pack_element(row, code) (rows with a step kernel)
   bool exact = false;  // x is a value of row.in (zero, NaN and any tf32 pattern are)
   bool finite = false;  // pack_element's result: not NaN or Inf
 };

@@ -110,7 +110,7 @@ TEST_CASE("batch = N single instructions: every row, every SIMD target") {
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
-    CAPTURE(fast::simd_target_name());
+    CAPTURE(kernels::simd_target_name());
     for (const auto& [name, row] : all_rows()) check_row(name, row, {}, static_cast<std::size_t>(std::ceil(kScale)));
   }
   hwy::SetSupportedTargetsForTest(0);
@@ -147,11 +147,11 @@ TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
-      const fast::CodeDecode d = driver::batch_code_decode(row);
+      const kernels::CodeDecode d = driver::batch_code_decode(row);
       if (!d.width) continue;
       const std::size_t n = std::size_t{1} << d.width;
       for (std::size_t c = 0; c < n; ++c) codes[c] = static_cast<uint16_t>(c);
-      fast::simd_code_decode(d, codes.data(), n, val.data(), sig.data(), exp.data(), special.data());
+      kernels::simd_code_decode(d, codes.data(), n, val.data(), sig.data(), exp.data(), special.data());
       int bad = 0;
       for (std::size_t c = 0; c < n && bad < 3; ++c) {
         bool finite = true;
@@ -163,7 +163,7 @@ TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up
         if (same) continue;
         ++bad;
         FAIL_CHECK(name << " (" << std::string(info(row.in).name) << ") target "
-                        << std::string(fast::simd_target_name()) << " code " << hex(c) << ": val " << val[c]
+                        << std::string(kernels::simd_target_name()) << " code " << hex(c) << ": val " << val[c]
                         << " sig " << sig[c] << " exp " << exp[c] << " special " << int(special[c]) << "; want "
                         << want.fval << " " << want.fsig << " " << want.exp << " finite " << finite);
       }

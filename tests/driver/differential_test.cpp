@@ -97,7 +97,7 @@ TEST_CASE("GEMM driver equals ref::dot: shapes, transposes, strides, semantics, 
   std::size_t dots = 0;
   for (const auto& [name, row] : all_rows()) {
     dots += compare_gemms(name, row, 20000 * kScale, false);
-    if (fast::plan(row).simd) dots += compare_gemms(name + " scalar", row, 5000 * kScale, true);
+    if (kernels::plan(row).simd) dots += compare_gemms(name + " scalar", row, 5000 * kScale, true);
   }
   MESSAGE(dots << " dot products compared");
 }
@@ -108,12 +108,12 @@ TEST_CASE("SIMD kernel: every compiled and supported target") {
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
-      if (!fast::plan(row).simd) continue;
+      if (!kernels::plan(row).simd) continue;
       dots += compare_gemms(name + " " + std::string(hwy::TargetName(target)), row, 4000 * kScale, false);
     }
   }
   hwy::SetSupportedTargetsForTest(0);
-  MESSAGE(targets.size() << " targets (best: " << std::string(fast::simd_target_name()) << "), " << dots << " dot products");
+  MESSAGE(targets.size() << " targets (best: " << std::string(kernels::simd_target_name()) << "), " << dots << " dot products");
   CHECK(!targets.empty());
 }
 
@@ -200,7 +200,7 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
     hwy::SetSupportedTargetsForTest(target);
     const std::string tname = hwy::TargetName(target);
     for (const auto& [name, row] : all_rows()) {
-      if (fast::plan(row).macro == fast::Macro::steps) continue;  // chain tiles, exact kernel
+      if (kernels::plan(row).macro == kernels::Macro::steps) continue;  // chain tiles, exact kernel
       const std::string id = name + " " + tname;
       Gen g(kSeed ^ (std::hash<std::string>{}(id) * 5));
       dots += compare_gemms(id, row, 2000 * kScale, false);
@@ -260,12 +260,12 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
 // Runs f(id, row) for every row whose SIMD kernel is `kind`, on every
 // compiled target (id: row and target names); returns the number of targets.
 template <class F>
-std::size_t on_every_target(fast::SimdKind kind, F&& f) {
+std::size_t on_every_target(kernels::SimdKind kind, F&& f) {
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
-      const fast::KernelPlan plan = fast::plan(row);
+      const kernels::KernelPlan plan = kernels::plan(row);
       if (plan.simd && plan.simd_params.kind == kind) f(name + " " + hwy::TargetName(target), row);
     }
   }
@@ -278,10 +278,10 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
   // F - 125 .. min(100, F + 96) and |S| stays below 2^30 (else the general
   // path): random bit patterns seldom reach either edge.
   std::size_t dots = 0, bad = 0;
-  const std::size_t targets = on_every_target(fast::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
+  const std::size_t targets = on_every_target(kernels::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
       Gen g(kSeed ^ std::hash<std::string>{}(id + " aligned edges"));
       const FormatInfo& fi = info(row.in);
-      const int step = static_cast<int>(ref::step_k(row)), hi = std::min(100, row.frac_bits + 96);
+      const int step = static_cast<int>(ref::step_k(row)), hi = std::min(100, row.frac + 96);
       const std::size_t m = 3, n = 19, k = 2 * static_cast<std::size_t>(step) + 1;
       // Largest significand, biased exponent e, given sign.
       auto top = [&](Fmt f, int e, uint64_t sign) {
@@ -311,7 +311,7 @@ TEST_CASE("NVIDIA aligned kernel: block sums near 2^31 and the edges of its expo
           // c's exponent at an edge of the window (F - 126, F - 125, hi,
           // hi + 1), products from a few binades below it up to it.
           const int edge = (pattern - 2) % 4;
-          const int ec = edge == 0 ? row.frac_bits - 126 : edge == 1 ? row.frac_bits - 125 : edge == 2 ? hi : hi + 1;
+          const int ec = edge == 0 ? row.frac - 126 : edge == 1 ? row.frac - 125 : edge == 2 ? hi : hi + 1;
           for (auto& x : C) x = value_at(g, Fmt::fp32, ec + 127);
           for (std::size_t l = 0; l < k; ++l) {
             const int ep = ec - static_cast<int>(g.rng() % (pattern < 6 ? 4 : 30));
@@ -335,7 +335,7 @@ TEST_CASE("CDNA3 late-c kernel: c near the products, its cut-offs and the edges 
   // a c just above the products rounds the sum down to 31 bits below its
   // lead: random bit patterns seldom reach these.
   std::size_t dots = 0, bad = 0;
-  const std::size_t targets = on_every_target(fast::SimdKind::late, [&](const std::string& id, const ModelRow& row) {
+  const std::size_t targets = on_every_target(kernels::SimdKind::late, [&](const std::string& id, const ModelRow& row) {
       Gen g(kSeed ^ std::hash<std::string>{}(id + " late edges"));
       const FormatInfo& fi = info(row.in);
       const int step = static_cast<int>(ref::step_k(row));
@@ -369,7 +369,7 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
   // patterns seldom give sums at the fp16 overflow threshold (65520), in
   // the fp16 subnormal range or below half its step (2^-25), nor NaN/Inf c.
   std::size_t dots = 0, bad = 0, rows = 0;
-  const std::size_t targets = on_every_target(fast::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
+  const std::size_t targets = on_every_target(kernels::SimdKind::aligned, [&](const std::string& id, const ModelRow& row) {
     if (row.out != Fmt::fp16) return;
     ++rows;
     Gen g(kSeed ^ std::hash<std::string>{}(id + " fp16 results"));
@@ -413,7 +413,7 @@ std::vector<std::pair<std::string, ModelRow>> one_row_per_path() {
   std::vector<std::pair<std::string, ModelRow>> out;
   std::vector<std::string> kinds;
   for (const auto& [name, row] : all_rows()) {
-    const fast::KernelPlan plan = fast::plan(row);
+    const kernels::KernelPlan plan = kernels::plan(row);
     const std::string kind = std::to_string(static_cast<int>(plan.macro)) + (plan.simd ? "s" : "") +
                              std::to_string(static_cast<int>(plan.simd_params.kind)) + plan.name;
     if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) continue;

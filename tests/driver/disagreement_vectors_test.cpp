@@ -189,7 +189,7 @@ TEST_CASE("custom: in= and out= with a base select the rows the other keys chang
   REQUIRE(alt.rows.size() == base.rows.size());
   for (std::size_t i = 0; i < base.rows.size(); ++i) {
     const bool selected = base.rows[i].out == Fmt::fp16 && base.rows[i].accum == Accumulation::aligned;
-    CHECK(alt.rows[i].align_floor == (selected ? -21 : base.rows[i].align_floor));
+    CHECK(alt.rows[i].floor == (selected ? -21 : base.rows[i].floor));
   }
   // No row matches: refused, listing the rows.
   try {

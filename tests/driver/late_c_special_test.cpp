@@ -81,7 +81,7 @@ std::vector<Unit> units() {
     u.row = u.model.find_instr("mma.sync", in, Fmt::fp16);
     REQUIRE_MESSAGE(u.row != nullptr, u.name << ": no row");
     REQUIRE(u.row->grouping == Grouping::pair_interleave);
-    REQUIRE(u.row->c_entry == CEntry::late_rne);
+    REQUIRE(u.row->c == CEntry::late_rne);
     REQUIRE(ref::step_k(*u.row) == 32);
   }
   return us;
@@ -114,14 +114,14 @@ TEST_CASE("late c meets a special half-sum by IEEE addition: reference step") {
 TEST_CASE("late c meets a special half-sum by IEEE addition: fast step kernel") {
   std::vector<uint64_t> a, b;
   for (const Unit& u : units()) {
-    const fast::StepFn kernel = fast::plan(*u.row).step;
+    const kernels::StepFn kernel = kernels::plan(*u.row).step;
     REQUIRE_MESSAGE(static_cast<bool>(kernel), u.name << ": no fast kernel");
     for (const Vector& v : kVectors) {
       operands(u, v, a, b);
       std::vector<int32_t> sa(32), ea(32), sb(32), eb(32);
       for (int l = 0; l < 32; ++l) {
-        REQUIRE(fast::pack_element(*u.row, a[l], sa[l], ea[l]));
-        REQUIRE(fast::pack_element(*u.row, b[l], sb[l], eb[l]));
+        REQUIRE(kernels::pack_element(*u.row, a[l], sa[l], ea[l]));
+        REQUIRE(kernels::pack_element(*u.row, b[l], sb[l], eb[l]));
       }
       expect(u, v, "fast kernel", kernel(*u.row, 32, sa.data(), ea.data(), sb.data(), eb.data(),
                                          static_cast<uint32_t>(v.c)));

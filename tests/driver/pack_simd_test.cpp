@@ -131,7 +131,7 @@ std::size_t check(const std::string& name, const ModelRow& row, const driver::Ge
 }  // namespace
 
 TEST_CASE("SIMD pack conversion and decode equal the scalar packing: every target, fp16/bf16/tf32 rows") {
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   std::size_t bad = 0, panels = 0, rows = 0, simd_panels = 0;
   for (int64_t target : targets) {
@@ -139,7 +139,7 @@ TEST_CASE("SIMD pack conversion and decode equal the scalar packing: every targe
     target_name = hwy::TargetName(target);
     for (const auto& [name, row] : all_rows()) {
       if (row.in != Fmt::fp16 && row.in != Fmt::bf16 && row.in != Fmt::tf32) continue;
-      if (fast::operand_kind(row) == fast::Operand::real64) continue;
+      if (kernels::decoding_of(row) == kernels::Decoding::real64) continue;
       rows += target == targets.front();
       for (int seed = 0; seed < 3; ++seed) {
         Gen g(kSeed ^ std::hash<std::string>{}(name + " pack simd") ^ (static_cast<uint64_t>(seed) << 40) ^

@@ -47,7 +47,7 @@ std::vector<uint32_t> fp32_cases(Gen& g) {
 }  // namespace
 
 TEST_CASE("convert_packed equals convert: fp32 -> fp16/bf16/tf32/fp8, every exponent, ties, specials") {
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   Gen g(kSeed ^ 0x9ac4);
   const std::vector<uint32_t> cases = fp32_cases(g);
   std::size_t bad = 0, fast_cases = 0;
@@ -101,12 +101,12 @@ std::size_t check_pack(const std::string& name, const ModelRow& row, Fmt storage
       bool finite;
       const driver::Decoded d = driver::decode_operand(row, bits, finite);
       if (!finite) special[l / step] = 1;
-      const float fsig = lanes ? p.lane_sig[l * fast::kSimdLanes] : p.fsig[l];  // B: lane 0 of group 0
-      const float fval = lanes ? p.lane_val[l * fast::kSimdLanes] : p.fval[l];
+      const float fsig = lanes ? p.lane_sig[l * kernels::kSimdLanes] : p.fsig[l];  // B: lane 0 of group 0
+      const float fval = lanes ? p.lane_val[l * kernels::kSimdLanes] : p.fval[l];
       const bool same = p.bits[l] == bits && p.sig[l] == d.sig && p.exp[l] == d.exp &&
                         std::bit_cast<uint32_t>(fsig) == std::bit_cast<uint32_t>(d.fsig) &&
                         std::bit_cast<uint32_t>(fval) == std::bit_cast<uint32_t>(d.fval) &&
-                        (!lanes || p.lane_exp[l * fast::kSimdLanes] == d.exp);
+                        (!lanes || p.lane_exp[l * kernels::kSimdLanes] == d.exp);
       if (!same && ++bad <= 3)
         FAIL_CHECK("seed " << kSeed << " " << name << " from " << std::string(info(storage).name) << " layout " << layout
                            << " code " << hex(codes[l]) << ": bits " << hex(p.bits[l]) << "/" << hex(bits) << " sig "
@@ -122,10 +122,10 @@ std::size_t check_pack(const std::string& name, const ModelRow& row, Fmt storage
 }  // namespace
 
 TEST_CASE("pack_vectors equals decode_operand: every code of each row's input, fp32-layout edges, fp32 storage") {
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   std::size_t bad = 0, rows = 0;
   for (const auto& [name, row] : all_rows()) {
-    if (fast::operand_kind(row) == fast::Operand::real64) continue;
+    if (kernels::decoding_of(row) == kernels::Decoding::real64) continue;
     ++rows;
     Gen g(kSeed ^ std::hash<std::string>{}(name + " pack"));
     const FormatInfo& fi = info(row.in);

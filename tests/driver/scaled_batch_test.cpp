@@ -104,7 +104,7 @@ TEST_CASE("block-scaled batch = N single instructions: every row, every SIMD tar
     for (const ScaledUnit& u : scaled_units()) {
       check_unit(u, seed++, hwy::TargetName(target), static_cast<int>(4 * kScale));
       ScaledUnit w = u;
-      w.narrow_subnormals = NarrowSubnormals::normalize;
+      w.subnormals = NarrowSubnormals::normalize;
       check_unit(w, seed++, std::string(hwy::TargetName(target)) + " normalize", static_cast<int>(kScale));
     }
   }

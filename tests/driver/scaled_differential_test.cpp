@@ -42,7 +42,7 @@ struct Trial {
 
 std::string describe(const ScaledUnit& u, const Trial& t) {
   return std::string(u.gpu) + " " + u.instruction + " " + info(t.fa).name + "x" + info(t.fb).name +
-         (u.narrow_subnormals == NarrowSubnormals::normalize ? " normalize" : "") + " m" + std::to_string(t.m) +
+         (u.subnormals == NarrowSubnormals::normalize ? " normalize" : "") + " m" + std::to_string(t.m) +
          " n" + std::to_string(t.n) + " k" + std::to_string(t.k) + " mix " + std::to_string(int(t.mix)) +
          (t.acc == ref::ScaledAccumulate::into_c ? " into_c" : " gpu_blas") + " threads " + std::to_string(t.threads);
 }
@@ -105,7 +105,7 @@ std::vector<ScaledUnit> units() {
   for (const ScaledUnit& u : scaled_units()) {
     v.push_back(u);
     ScaledUnit w = u;
-    w.narrow_subnormals = NarrowSubnormals::normalize;
+    w.subnormals = NarrowSubnormals::normalize;
     v.push_back(w);
   }
   return v;
@@ -147,12 +147,12 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
 TEST_CASE("every block-scaled row runs on the SIMD kernels, and use_reference reaches the reference") {
   for (const ScaledUnit& u : scaled_units()) {
     INFO(u.gpu << " " << u.instruction);
-    CHECK(fast::plan(u).scaled != fast::ScaledKernel::reference);
-    CHECK(fast::plan(u, {true, false}).scaled == fast::ScaledKernel::reference);
+    CHECK(kernels::plan(u).scaled != kernels::ScaledKernel::reference);
+    CHECK(kernels::plan(u, {true, false}).scaled == kernels::ScaledKernel::reference);
   }
   ScaledUnit wide = scaled_units()[0];
-  wide.F = 30;  // outside the T/ST kernel's int32 bound: the reference serves it
-  CHECK(fast::plan(wide).scaled == fast::ScaledKernel::reference);
+  wide.frac = 30;  // outside the T/ST kernel's int32 bound: the reference serves it
+  CHECK(kernels::plan(wide).scaled == kernels::ScaledKernel::reference);
 }
 
 TEST_CASE("fast engine equals ref::scaled_gemm: every row, format pair, semantics, shapes, specials") {
@@ -171,7 +171,7 @@ TEST_CASE("fast engine equals ref::scaled_gemm on every compiled and supported S
 
 TEST_CASE("a row outside the kernels' envelope runs on the reference with the same bits") {
   ScaledUnit wide = scaled_units()[1];  // B200 ST
-  wide.F = 30;
+  wide.frac = 30;
   run_trials(wide, 6, kSeed + 99, "F 30 (reference)");
 }
 
@@ -185,12 +185,12 @@ TEST_CASE("custom-key variants inside the envelopes (bs_frac, bs_e_zero, bs_roun
     for (const int F : gst ? std::vector<int>{1, 13, 40, 41} : std::vector<int>{1, 9, 25, 26}) {
       for (const int e_zero : {base.e_zero, -126, -125, 0, -300}) {
         ScaledUnit u = base;
-        u.F = F;
+        u.frac = F;
         u.e_zero = e_zero;
-        u.round32 = (F + e_zero) % 2 ? Round::rne : Round::rz;
+        u.round = (F + e_zero) % 2 ? Round::rne : Round::rz;
         INFO(u.gpu << " " << u.instruction << " F " << F << " e_zero " << e_zero);
         const bool inside = F <= (gst ? 40 : 25) && e_zero <= -126;
-        CHECK((fast::plan(u).scaled != fast::ScaledKernel::reference) == inside);
+        CHECK((kernels::plan(u).scaled != kernels::ScaledKernel::reference) == inside);
         run_trials(u, 2, seed++, inside ? "custom variant (simd)" : "custom variant (reference)");
       }
     }

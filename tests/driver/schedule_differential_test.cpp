@@ -205,7 +205,7 @@ template <typename Check>
 std::size_t each_row_and_path(int trials, Check check) {
   std::size_t products = 0;
   for (const auto& [name, row] : all_rows()) {
-    const fast::KernelPlan plan = fast::plan(row);
+    const kernels::KernelPlan plan = kernels::plan(row);
     std::vector<Path> paths{Path::fast, Path::reference};
     if (plan.simd) paths.push_back(Path::scalar);
     for (Path path : paths) {
@@ -242,7 +242,7 @@ TEST_CASE("add_range adds each piece of a k range into the main accumulator, on 
 }
 
 TEST_CASE("the sink's branch-free fp16 widening equals fp16_to_fp32 on every finite half") {
-  fast::FpEnvGuard env;  // as inside the macro-kernel: RNE, no FTZ/DAZ
+  kernels::FpEnvGuard env;  // as inside the macro-kernel: RNE, no FTZ/DAZ
   int mismatches = 0;
   for (uint32_t h = 0; h < 0x10000u; ++h) {
     if ((h & 0x7C00u) == 0x7C00u) continue;

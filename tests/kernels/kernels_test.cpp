@@ -49,7 +49,7 @@ TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision
 TEST_CASE("fast step kernels equal ref::step for every row") {
   std::size_t total = 0;
   for (const auto& [name, row] : all_rows()) {
-    const fast::StepFn kernel = fast::plan(row).step;
+    const kernels::StepFn kernel = kernels::plan(row).step;
     if (!kernel) continue;  // reported by `mmaemu models`; the driver uses ref::step
     Gen g(kSeed ^ std::hash<std::string>{}(name));
     const std::size_t step = ref::step_k(row);
@@ -66,8 +66,8 @@ TEST_CASE("fast step kernels equal ref::step for every row") {
       for (std::size_t l = 0; l < len; ++l) {
         a[l] = g.bits(row.in, narrow, centre_a);
         b[l] = g.bits(row.in, narrow, centre_b);
-        special |= !fast::pack_element(row, a[l], sa[l], ea[l]);
-        special |= !fast::pack_element(row, b[l], sb[l], eb[l]);
+        special |= !kernels::pack_element(row, a[l], sa[l], ea[l]);
+        special |= !kernels::pack_element(row, b[l], sb[l], eb[l]);
       }
       if (special) continue;  // the driver routes such steps to ref::step
       // c: from the products' neighbourhood or anywhere in the output range.
@@ -97,56 +97,56 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
   std::size_t simd = 0;
   for (const auto& [name, row] : all_rows()) {
     INFO(name);
-    const fast::KernelPlan p = fast::plan(row);
-    CHECK(std::string(fast::kernel_name(row)) == p.name);
+    const kernels::KernelPlan p = kernels::plan(row);
+    CHECK(std::string(kernels::kernel_name(row)) == p.name);
     // The reference option leaves no kernel; simd_off no SIMD kernel.
-    const fast::KernelPlan r = fast::plan(row, {true, false});
+    const kernels::KernelPlan r = kernels::plan(row, {true, false});
     CHECK((r.step == nullptr));
-    CHECK(r.macro == fast::Macro::steps);
+    CHECK(r.macro == kernels::Macro::steps);
     CHECK(!r.simd);
-    const fast::KernelPlan s = fast::plan(row, {false, true});
+    const kernels::KernelPlan s = kernels::plan(row, {false, true});
     CHECK(!s.simd);
-    CHECK(s.macro != fast::Macro::chain);
+    CHECK(s.macro != kernels::Macro::chain);
     CHECK((s.step == p.step));
     // A SIMD step kernel always has its scalar kernel (the hand-back path).
     if (p.simd) CHECK((p.step != nullptr));
-    if (p.macro == fast::Macro::exact) CHECK((p.step != nullptr));
+    if (p.macro == kernels::Macro::exact) CHECK((p.step != nullptr));
     if (p.fp64) CHECK((p.step == nullptr));
-    simd += p.simd || p.macro != fast::Macro::steps;
+    simd += p.simd || p.macro != kernels::Macro::steps;
     // why: empty exactly where a SIMD kernel (steps, chain tiles or the
     // exact kernel) serves the row.
-    CHECK(std::string(p.why).empty() == (p.simd || p.macro != fast::Macro::steps));
+    CHECK(std::string(p.why).empty() == (p.simd || p.macro != kernels::Macro::steps));
     CHECK(std::string(r.why) == "the use_reference option");
   }
   CHECK(simd > 0);
   // The reason names the condition the row misses.
   const Model rd = lookup_model("custom:base=H100,round=rd");
-  CHECK(std::string(fast::kernel_why(*rd.find(Fmt::fp16, Fmt::fp16))) == "fp16 result rounded other than RNE");
-  CHECK(std::string(fast::kernel_name(*rd.find(Fmt::fp16, Fmt::fp16))) == "scalar");
-  CHECK(fast::plan(*rd.find(Fmt::fp16, Fmt::fp32)).simd);  // RD with fp32 results: the aligned kernel
+  CHECK(std::string(kernels::kernel_why(*rd.find(Fmt::fp16, Fmt::fp16))) == "fp16 result rounded other than RNE");
+  CHECK(std::string(kernels::kernel_name(*rd.find(Fmt::fp16, Fmt::fp16))) == "scalar");
+  CHECK(kernels::plan(*rd.find(Fmt::fp16, Fmt::fp32)).simd);  // RD with fp32 results: the aligned kernel
 }
 
 TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, the reason otherwise") {
   for (const ScaledUnit& u : scaled_units()) {
     INFO(u.gpu << " " << u.instruction);
-    const fast::KernelPlan p = fast::plan(u);
-    CHECK(p.macro == fast::Macro::scaled);
+    const kernels::KernelPlan p = kernels::plan(u);
+    CHECK(p.macro == kernels::Macro::scaled);
     CHECK((p.step == nullptr));
     // Every unit of the table is inside an envelope: T/ST on simd_st_run16, GST on simd_gst_run16.
     CHECK(p.simd);
     CHECK(std::string(p.name) == "simd");
     CHECK(std::string(p.why).empty());
-    CHECK((p.scaled == (u.algo == ScaledAlgo::gst_fdpa ? fast::ScaledKernel::gst : fast::ScaledKernel::st)));
-    CHECK(p.scaled_params.F == u.F);
+    CHECK((p.scaled == (u.algo == ScaledAlgo::gst_fdpa ? kernels::ScaledKernel::gst : kernels::ScaledKernel::st)));
+    CHECK(p.scaled_params.frac == u.frac);
     CHECK(p.scaled_params.e_zero == u.e_zero);
     CHECK(p.scaled_params.k == u.k);
     CHECK(p.scaled_params.block == u.block);
-    CHECK(p.scaled_params.rne == (u.round32 == Round::rne));
-    const fast::KernelPlan r = fast::plan(u, {true, false}), s = fast::plan(u, {false, true});
-    for (const fast::KernelPlan& q : {r, s}) {
-      CHECK(q.macro == fast::Macro::scaled);
+    CHECK(p.scaled_params.rne == (u.round == Round::rne));
+    const kernels::KernelPlan r = kernels::plan(u, {true, false}), s = kernels::plan(u, {false, true});
+    for (const kernels::KernelPlan& q : {r, s}) {
+      CHECK(q.macro == kernels::Macro::scaled);
       CHECK(!q.simd);
-      CHECK((q.scaled == fast::ScaledKernel::reference));
+      CHECK((q.scaled == kernels::ScaledKernel::reference));
       CHECK(std::string(q.name) == "reference");
     }
     CHECK(std::string(r.why) == "the use_reference option");
@@ -155,9 +155,9 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
   // Outside an envelope: the reference, and the reason names the condition missed.
   const auto why = [](ScaledUnit u, auto change) {
     change(u);
-    const fast::KernelPlan p = fast::plan(u);
+    const kernels::KernelPlan p = kernels::plan(u);
     CHECK(!p.simd);
-    CHECK((p.scaled == fast::ScaledKernel::reference));
+    CHECK((p.scaled == kernels::ScaledKernel::reference));
     CHECK(std::string(p.name) == "reference");
     return std::string(p.why);
   };
@@ -168,17 +168,17 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
     return scaled_units()[0];
   };
   const ScaledUnit t = find(ScaledAlgo::t_fdpa), st = find(ScaledAlgo::st_fdpa), gst = find(ScaledAlgo::gst_fdpa);
-  CHECK(why(st, [](ScaledUnit& u) { u.F = 26; }) == "T/ST-FDPA with F over 25");
+  CHECK(why(st, [](ScaledUnit& u) { u.frac = 26; }) == "T/ST-FDPA with F over 25");
   CHECK(why(t, [](ScaledUnit& u) { u.k = 34; }) == "T/ST-FDPA with k odd or over 32");
   CHECK(why(t, [](ScaledUnit& u) { u.block = u.k; }) == "T-FDPA with scales");
   CHECK(why(st, [](ScaledUnit& u) { u.block = u.k / 2; }) == "ST-FDPA with more than one scale per instruction");
-  CHECK(why(gst, [](ScaledUnit& u) { u.F = 41; }) == "GST-FDPA with F over 40");
+  CHECK(why(gst, [](ScaledUnit& u) { u.frac = 41; }) == "GST-FDPA with F over 40");
   CHECK(why(gst, [](ScaledUnit& u) { u.group = 8; }) == "GST-FDPA with groups other than 16");
   CHECK(why(gst, [](ScaledUnit& u) { u.k = 80; }) == "GST-FDPA with k over 64 or not whole groups");
   CHECK(why(gst, [](ScaledUnit& u) { u.block = 8; }) == "GST-FDPA with blocks not whole groups of k");
   CHECK(why(gst, [](ScaledUnit& u) { u.e_zero = -125; }) == "zero-term exponent outside [-300, -126]");
   CHECK(why(st, [](ScaledUnit& u) { u.e_zero = -301; }) == "zero-term exponent outside [-300, -126]");
-  CHECK(why(st, [](ScaledUnit& u) { u.round32 = Round::rna; }) == "fp32 result rounded other than RZ or RNE");
+  CHECK(why(st, [](ScaledUnit& u) { u.round = Round::rna; }) == "fp32 result rounded other than RZ or RNE");
 }
 
 TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_fp32_bits() give it") {
@@ -187,17 +187,17 @@ TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_f
   // operands, with and without subnormal inputs.
   std::size_t rows = 0;
   for (const auto& [name, row] : all_rows()) {
-    if ((row.in != Fmt::fp16 && row.in != Fmt::bf16) || row.inputs_as_fp16 ||
-        fast::operand_kind(row) == fast::Operand::real64)
+    if ((row.in != Fmt::fp16 && row.in != Fmt::bf16) || row.as_fp16 ||
+        kernels::decoding_of(row) == kernels::Decoding::real64)
       continue;
     ++rows;
     const int man = info(row.in).man_bits;
-    const bool real = fast::operand_kind(row) == fast::Operand::real;
+    const bool real = kernels::decoding_of(row) == kernels::Decoding::real;
     std::size_t bad = 0;
     for (uint32_t h = 0; h < 0x10000u; ++h) {
       const Unpacked u = decode(row.in, h);
       int32_t sig = 0, exp = 0;
-      const bool finite = fast::pack_element(row, h, sig, exp);
+      const bool finite = kernels::pack_element(row, h, sig, exp);
       if (u.cls == Class::nan || u.cls == Class::inf) {
         bad += finite;
         continue;
@@ -206,13 +206,13 @@ TEST_CASE("pack_element: every finite fp16 and bf16 pattern as decode() and to_f
       int32_t want_sig, want_exp;
       if (real) {  // the value as read: a flushed input is its zero (sign per flush_sign), -0 per neg_zero
         uint64_t v = to_fp32_bits(row.in, h);
-        if (!row.in_subnormals && subnormal) v = zero_bits(Fmt::fp32, row.flush_sign == FlushSign::keep && u.neg);
+        if (!row.in_sub && subnormal) v = zero_bits(Fmt::fp32, row.flush_sign == FlushSign::keep && u.neg);
         if (row.neg_zero == NegZero::positive && decode(Fmt::fp32, v).cls == Class::zero) v = 0;
         want_sig = static_cast<int32_t>(v);
         want_exp = 0;
-      } else if (u.cls == Class::zero || (!row.in_subnormals && subnormal)) {
+      } else if (u.cls == Class::zero || (!row.in_sub && subnormal)) {
         want_sig = 0;
-        want_exp = fast::kZeroExp;
+        want_exp = kernels::kZeroExp;
       } else {
         want_sig = u.neg ? -static_cast<int32_t>(u.sig) : static_cast<int32_t>(u.sig);
         want_exp = u.exp + man;

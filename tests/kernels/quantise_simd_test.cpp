@@ -119,16 +119,16 @@ void line(std::mt19937_64& rng, Fmt elem, bool nvfp4, std::size_t block, std::si
                                     : nvfp4_global_scale(v.data(), n).encode;
     what += " encode " + hex(std::bit_cast<uint32_t>(encode));
     quantise_nvfp4(v.data(), n, encode, c0.data(), s0.data());
-    fast::quantise_nvfp4_simd(v.data(), n, encode, c1.data(), s1.data());
+    kernels::quantise_nvfp4_simd(v.data(), n, encode, c1.data(), s1.data());
   } else {
     quantise_mx(elem, block, v.data(), n, c0.data(), s0.data());
-    fast::quantise_mx_simd(elem, block, v.data(), n, c1.data(), s1.data());
+    kernels::quantise_mx_simd(elem, block, v.data(), n, c1.data(), s1.data());
   }
   // The per-tensor maximum of NVFP4's global scale (nvfp4_global_scale's loop).
   float amax = 0;
   for (float x : v)
     if (std::isfinite(x)) amax = std::max(amax, std::fabs(x));
-  const float fast_amax = fast::finite_abs_max(v.data(), n);
+  const float fast_amax = kernels::finite_abs_max(v.data(), n);
   if (std::bit_cast<uint32_t>(fast_amax) != std::bit_cast<uint32_t>(amax) && ++t.bad <= 3)
     FAIL_CHECK(what << " finite |v| max of " << n << ": simd " << hex(std::bit_cast<uint32_t>(fast_amax)) << " scalar "
                     << hex(std::bit_cast<uint32_t>(amax)));
@@ -143,7 +143,7 @@ void line(std::mt19937_64& rng, Fmt elem, bool nvfp4, std::size_t block, std::si
 }  // namespace
 
 TEST_CASE("SIMD block quantisation equals the scalar quantisers: every target, MX formats and NVFP4") {
-  fast::FpEnvGuard env;
+  kernels::FpEnvGuard env;
   const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   Tally t;
   for (const int64_t target : targets) {
@@ -170,5 +170,5 @@ TEST_CASE("SIMD block quantisation equals the scalar quantisers: every target, M
 TEST_CASE("SIMD MX quantisation refuses a format that is not an MX element") {
   const float v[32] = {};
   uint8_t codes[32], scales[1];
-  CHECK_THROWS_AS(fast::quantise_mx_simd(Fmt::fp16, 32, v, 32, codes, scales), std::invalid_argument);
+  CHECK_THROWS_AS(kernels::quantise_mx_simd(Fmt::fp16, 32, v, 32, codes, scales), std::invalid_argument);
 }

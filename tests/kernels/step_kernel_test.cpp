@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The SIMD step kernels alone, called through their one prototype
-// (fast::StepKernel, plan(row).kernel) on every SIMD target Highway compiled
+// (kernels::StepKernel, plan(row).kernel) on every SIMD target Highway compiled
 // and this CPU runs (hwy::SetSupportedTargetsForTest, as Highway's own
 // per-target tests do): random panels packed as docs/kernels.md ("Pack
 // schemas") says, the steps split into runs of random length and chained
@@ -34,7 +34,7 @@ using namespace mmaemu::test;
 
 namespace {
 
-constexpr std::size_t L = fast::kSimdLanes;
+constexpr std::size_t L = kernels::kSimdLanes;
 
 // One operand element decoded for the SIMD panels (docs/kernels.md,
 // "Operand decoding"): integer rows val = the unit's value, sig = the
@@ -42,14 +42,14 @@ constexpr std::size_t L = fast::kSimdLanes;
 // reads it.
 struct Fast {
   float val = 0.0f, sig = 0.0f;
-  int32_t exp = fast::kZeroExp;  // zero padding
+  int32_t exp = kernels::kZeroExp;  // zero padding
 };
 Fast decode(const ModelRow& row, uint64_t bits) {
   int32_t sig = 0, exp = 0;
-  fast::pack_element(row, bits, sig, exp);  // finite (finite_bits)
-  if (fast::operand_kind(row) == fast::Operand::real) return {std::bit_cast<float>(static_cast<uint32_t>(sig)), 0.0f, exp};
+  kernels::pack_element(row, bits, sig, exp);  // finite (finite_bits)
+  if (kernels::decoding_of(row) == kernels::Decoding::real) return {std::bit_cast<float>(static_cast<uint32_t>(sig)), 0.0f, exp};
   const float fsig = static_cast<float>(sig);
-  return {std::ldexp(fsig, exp - fast::unit_man(row)), fsig, exp};
+  return {std::ldexp(fsig, exp - kernels::unit_man(row)), fsig, exp};
 }
 
 // Where position j of an instruction of `step` elements is stored on the
@@ -64,7 +64,7 @@ uint64_t finite_bits(Gen& g, const ModelRow& row, bool narrow, int centre) {
   for (;;) {
     const uint64_t x = g.bits(row.in, narrow, centre);
     int32_t s = 0, e = 0;
-    if (fast::pack_element(row, x, s, e)) return x;
+    if (kernels::pack_element(row, x, s, e)) return x;
   }
 }
 
@@ -87,7 +87,7 @@ bool products_near_2e128(const std::vector<int32_t>& ae, const std::vector<int32
                          std::size_t b0, std::size_t len) {
   for (std::size_t l = 0; l < len; ++l)
     for (std::size_t j = 0; j < L; ++j)
-      if (ae[a0 + l] > fast::kZeroExp && be[b0 + l * L + j] > fast::kZeroExp && ae[a0 + l] + be[b0 + l * L + j] > 125)
+      if (ae[a0 + l] > kernels::kZeroExp && be[b0 + l * L + j] > kernels::kZeroExp && ae[a0 + l] + be[b0 + l * L + j] > 125)
         return true;
   return false;
 }
@@ -98,12 +98,12 @@ bool products_near_2e128(const std::vector<int32_t>& ae, const std::vector<int32
 // rows in each call. Two-row trials push one row off the fast path (c far
 // from the products, NaN or Inf in a lane of one row) or towards the late
 // kernel's hand-back (one row's A in its format's top binade).
-void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast::KernelPlan& plan, Gen& g, Tally& t,
+void trial(const std::string& id, uint64_t seed, const ModelRow& row, const kernels::KernelPlan& plan, Gen& g, Tally& t,
            std::size_t rows) {
   const std::size_t step = step_k(row), steps = 1 + g.rng() % 12, last_len = 1 + g.rng() % step;
   const std::size_t kp = steps * step, k = kp - step + last_len;
   const std::size_t stride = kp + (rows > 1 ? g.rng() % 5 : 0);  // A row r at r * stride
-  const bool interleaved = plan.simd_params.kind == fast::SimdKind::interleaved;
+  const bool interleaved = plan.simd_params.kind == kernels::SimdKind::interleaved;
   const bool narrow = g.rng() % 2;
   const int max_e = (1 << info(row.in).exp_bits) - 1;
   const std::size_t mode = rows > 1 ? g.rng() % 3 : 0;  // 1: one row's c far off; 2: one row's A at the top
@@ -122,11 +122,11 @@ void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast
   // lanes interleaved (element l of lane j at l*16 + j).
   const std::size_t an = (rows - 1) * stride + kp;
   std::vector<float> av(an, NAN), as(an, NAN), bv(L * kp, 0.0f), bs(L * kp, 0.0f);
-  std::vector<int32_t> ae(an, 1 << 20), be(L * kp, fast::kZeroExp);
+  std::vector<int32_t> ae(an, 1 << 20), be(L * kp, kernels::kZeroExp);
   for (std::size_t r = 0; r < rows; ++r) {
     std::fill(av.begin() + r * stride, av.begin() + r * stride + kp, 0.0f);
     std::fill(as.begin() + r * stride, as.begin() + r * stride + kp, 0.0f);
-    std::fill(ae.begin() + r * stride, ae.begin() + r * stride + kp, fast::kZeroExp);
+    std::fill(ae.begin() + r * stride, ae.begin() + r * stride + kp, kernels::kZeroExp);
   }
   const auto at = [&](std::size_t l) { return interleaved ? l - l % step + pair_position(l % step, step) : l; };
   for (std::size_t l = 0; l < k; ++l) {
@@ -144,7 +144,7 @@ void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast
   // c: near the products' binade or anywhere (NaN and Inf included); in
   // mode 1 the odd row near the products, the other anywhere with one lane
   // NaN or Inf.
-  HWY_ALIGN_MAX uint32_t acc[fast::kMaxRows * L];
+  HWY_ALIGN_MAX uint32_t acc[kernels::kMaxRows * L];
   std::vector<uint64_t> want(rows * L);
   for (std::size_t r = 0; r < rows; ++r) {
     const int out_centre = centre_a[r] + centre_b - 2 * info(row.in).bias + info(row.out).bias;
@@ -168,15 +168,15 @@ void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast
     ++t.bad;
     if (++g_reported <= 10)
       FAIL_CHECK(what << ": seed " << seed << " " << id << " (" << std::string(info(row.in).name) << " -> "
-                      << std::string(info(row.out).name) << ") target " << std::string(fast::simd_target_name())
+                      << std::string(info(row.out).name) << ") target " << std::string(kernels::simd_target_name())
                       << " rows " << rows << " row " << r << " steps " << steps << " last_len " << last_len
                       << " step " << s << " lane " << j << ": ref " << hex(ref) << " kernel " << hex(got));
   };
   for (std::size_t s = 0; s < steps;) {
     const std::size_t run = 1 + g.rng() % (steps - s), l = s * step;
-    const fast::StepRun sr{static_cast<int>(run), static_cast<int>(step),
+    const kernels::StepRun sr{static_cast<int>(run), static_cast<int>(step),
                            static_cast<int>(s + run == steps ? last_len : step)};
-    const fast::RowPanel ar{av.data() + l, as.data() + l, ae.data() + l, static_cast<int>(rows), stride};
+    const kernels::RowPanel ar{av.data() + l, as.data() + l, ae.data() + l, static_cast<int>(rows), stride};
     const int done = plan.kernel(plan.simd_params, sr, ar, {bv.data() + l * L, bs.data() + l * L, be.data() + l * L}, acc);
     REQUIRE(done >= 0);
     REQUIRE(static_cast<std::size_t>(done) <= run);
@@ -202,12 +202,12 @@ void trial(const std::string& id, uint64_t seed, const ModelRow& row, const fast
     if (canonical(row, acc[q]) != canonical(row, want[q])) report("result", q / L, steps - 1, q % L, want[q], acc[q]);
 }
 
-const char* kind_name(fast::SimdKind k) {
+const char* kind_name(kernels::SimdKind k) {
   switch (k) {
-    case fast::SimdKind::aligned: return "aligned";
-    case fast::SimdKind::late: return "late";
-    case fast::SimdKind::pairwise: return "pairwise";
-    case fast::SimdKind::interleaved: return "interleaved";
+    case kernels::SimdKind::aligned: return "aligned";
+    case kernels::SimdKind::late: return "late";
+    case kernels::SimdKind::pairwise: return "pairwise";
+    case kernels::SimdKind::interleaved: return "interleaved";
   }
   return "?";
 }
@@ -223,9 +223,9 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
     hwy::SetSupportedTargetsForTest(target);
     const std::string tname = hwy::TargetName(target);
     for (const auto& [name, row] : all_rows()) {
-      const fast::KernelPlan plan = fast::plan(row);
+      const kernels::KernelPlan plan = kernels::plan(row);
       if (!plan.kernel) continue;
-      const fast::SimdParams& p = plan.simd_params;
+      const kernels::SimdParams& p = plan.simd_params;
       std::string kind = kind_name(p.kind);
       if (p.out16) kind += " fp16";
       if (p.odd_even) kind += " odd/even";
@@ -262,35 +262,35 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
 TEST_CASE("plan() gives a step kernel exactly to the SIMD steps rows, the same as the kind names") {
   for (const auto& [name, row] : all_rows()) {
     CAPTURE(name);
-    const fast::KernelPlan p = fast::plan(row);
-    CHECK((p.kernel != nullptr) == (p.simd && p.macro == fast::Macro::steps));
+    const kernels::KernelPlan p = kernels::plan(row);
+    CHECK((p.kernel != nullptr) == (p.simd && p.macro == kernels::Macro::steps));
     if (!p.kernel) continue;
-    const fast::StepKernel want = p.simd_params.kind == fast::SimdKind::aligned       ? fast::simd_aligned_run16
-                                  : p.simd_params.kind == fast::SimdKind::late        ? fast::simd_late_run16
-                                  : p.simd_params.kind == fast::SimdKind::pairwise    ? fast::simd_pairwise_run16
-                                                                                      : fast::simd_interleaved_run16;
+    const kernels::StepKernel want = p.simd_params.kind == kernels::SimdKind::aligned       ? kernels::simd_aligned_run16
+                                  : p.simd_params.kind == kernels::SimdKind::late        ? kernels::simd_late_run16
+                                  : p.simd_params.kind == kernels::SimdKind::pairwise    ? kernels::simd_pairwise_run16
+                                                                                      : kernels::simd_interleaved_run16;
     CHECK((p.kernel == want));
-    CHECK(!fast::plan(row, {.use_reference = true}).kernel);
-    CHECK(!fast::plan(row, {.simd_off = true}).kernel);
+    CHECK(!kernels::plan(row, {.use_reference = true}).kernel);
+    CHECK(!kernels::plan(row, {.simd_off = true}).kernel);
   }
 }
 
 TEST_CASE("a step kernel refuses a row count other than 1 or 2") {
   HWY_ALIGN_MAX uint32_t acc[4 * L] = {};
   std::vector<float> f(4 * 16 * L, 0.0f);
-  std::vector<int32_t> e(4 * 16 * L, fast::kZeroExp);
+  std::vector<int32_t> e(4 * 16 * L, kernels::kZeroExp);
   for (const auto& [name, row] : all_rows()) {
-    const fast::KernelPlan plan = fast::plan(row);
+    const kernels::KernelPlan plan = kernels::plan(row);
     if (!plan.kernel) continue;
     CAPTURE(name);
-    const fast::StepRun run{1, static_cast<int>(step_k(row)), static_cast<int>(step_k(row))};
-    const fast::LanePanel b{f.data(), f.data(), e.data()};
+    const kernels::StepRun run{1, static_cast<int>(step_k(row)), static_cast<int>(step_k(row))};
+    const kernels::LanePanel b{f.data(), f.data(), e.data()};
     for (const int rows : {0, -1, 3}) {
       CAPTURE(rows);
-      const fast::RowPanel a{f.data(), f.data(), e.data(), rows, 16};
+      const kernels::RowPanel a{f.data(), f.data(), e.data(), rows, 16};
       CHECK_THROWS_AS(plan.kernel(plan.simd_params, run, a, b, acc), std::invalid_argument);
     }
-    const fast::RowPanel two{f.data(), f.data(), e.data(), 2, 16};
+    const kernels::RowPanel two{f.data(), f.data(), e.data(), 2, 16};
     CHECK(plan.kernel(plan.simd_params, run, two, b, acc) == 1);
   }
 }

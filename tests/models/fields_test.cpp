@@ -141,12 +141,12 @@ std::vector<ModelRow> representative_rows() {
   std::map<std::string, bool> seen;
   for (const ModelRow& r : rows()) {
     const std::string id = std::string(fields::path_name(r.accum) ) + "/" +
-                           std::to_string(int(r.c_entry)) + "/" + std::to_string(int(r.grouping)) + "/" +
+                           std::to_string(int(r.c)) + "/" + std::to_string(int(r.grouping)) + "/" +
                            info(r.in).name + "/" + info(r.out).name;
     if (seen[id]) continue;
     seen[id] = true;
     reps.push_back(r);
-    if (r.accum != Accumulation::fma_chain && r.out_subnormals) {
+    if (r.accum != Accumulation::fma_chain && r.out_sub) {
       ModelRow f = r;
       apply_overrides(f, "out_sub=0");
       reps.push_back(f);
@@ -223,7 +223,7 @@ TEST_CASE("four keys that would change nothing on their path are refused, saying
   }
   // Applied where read: the DMMA row of A100 does not read frac.
   const Model a100 = lookup_model("custom:base=A100,frac=27");
-  for (const ModelRow& r : a100.rows) CHECK(r.frac_bits == (r.accum == Accumulation::aligned ? 27 : 23));
+  for (const ModelRow& r : a100.rows) CHECK(r.frac == (r.accum == Accumulation::aligned ? 27 : 23));
 }
 
 TEST_CASE("registry rows hold the fixed value in every field their path does not read") {
@@ -301,8 +301,8 @@ TEST_CASE("a path switch resets the fields the new path does not read") {
   const Model m = lookup_model("custom:base=A2,accum=exact");
   for (const ModelRow& r : m.rows) {
     if (r.accum != Accumulation::exact) continue;
-    CHECK(r.frac_bits == 23);
-    CHECK(r.align_floor == kNoFloor);
+    CHECK(r.frac == 23);
+    CHECK(r.floor == kNoFloor);
     CHECK_NOTHROW(fields::check_row(r));
   }
 }

@@ -212,13 +212,13 @@ void check_case(const Case& c) {
     CHECK(f.overflow_inf.known == (mx * mx >= p2(info(r.out).emax() + 1)));
     if (f.overflow_inf.known) CHECK(f.overflow_inf.value);
   }
-  k.field("product overflow", f.product_overflow, r.product_overflow,
-          {M([](ModelRow& m) { m.product_overflow = !m.product_overflow; })});
+  k.field("product overflow", f.prd_ovf, r.prd_ovf,
+          {M([](ModelRow& m) { m.prd_ovf = !m.prd_ovf; })});
 
   // Subnormals.
-  k.eq("subnormal inputs", f.in_subnormals, r.in_subnormals);
-  k.field("subnormal results", f.out_subnormals, r.out_subnormals,
-          {M([](ModelRow& m) { m.out_subnormals = !m.out_subnormals; })});
+  k.eq("subnormal inputs", f.in_sub, r.in_sub);
+  k.field("subnormal results", f.out_sub, r.out_sub,
+          {M([](ModelRow& m) { m.out_sub = !m.out_sub; })});
   k.field("flush sign", f.flush_sign, r.flush_sign, {M([](ModelRow& m) {
             m.flush_sign = m.flush_sign == FlushSign::keep ? FlushSign::positive : FlushSign::keep;
           })});
@@ -233,12 +233,12 @@ void check_case(const Case& c) {
            M([](ModelRow& m) { m.grouping = Grouping::odd_even; })});
   k.field("pair group", f.pair_group, r.pair_group,
           {M([](ModelRow& m) { m.pair_group = m.pair_group == 2 ? 4 : 2; })});
-  k.field("inputs as fp16", f.inputs_as_fp16, r.inputs_as_fp16,
-          {M([](ModelRow& m) { m.inputs_as_fp16 = !m.inputs_as_fp16; })});
+  k.field("inputs as fp16", f.as_fp16, r.as_fp16,
+          {M([](ModelRow& m) { m.as_fp16 = !m.as_fp16; })});
 
   // Alignment and rounding.
-  k.field("F", f.frac_bits, r.frac_bits,
-          {M([](ModelRow& m) { m.frac_bits = 20; }), M([](ModelRow& m) { m.frac_bits = 30; })});
+  k.field("F", f.frac, r.frac,
+          {M([](ModelRow& m) { m.frac = 20; }), M([](ModelRow& m) { m.frac = 30; })});
   if (r.accum == Accumulation::aligned) {
     k.eq("alignment", f.alignment, AlignRound::truncate);
     k.eq("normalisation", f.exact_normalisation, true);
@@ -248,18 +248,18 @@ void check_case(const Case& c) {
   k.field("products", f.product, r.product,
           {M([](ModelRow& m) { m.product = ProductForm::denormalised; }),
            M([](ModelRow& m) { m.product = ProductForm::normalised; })});
-  k.eq("result fraction bits", f.out_frac_bits, r.result_frac_bits());
-  k.eq("final rounding", f.final_round, r.final_round);
+  k.eq("result fraction bits", f.out_frac, r.result_frac());
+  k.eq("final rounding", f.round, r.round);
 
   // Floor and c = 0. "none" and "ignored" may also stand for a floor or a
   // term that nothing the unit can compute reaches: then removing it must
   // change nothing.
-  const M no_floor = [](ModelRow& m) { m.align_floor = kNoFloor; };
+  const M no_floor = [](ModelRow& m) { m.floor = kNoFloor; };
   const M no_zero_term = [](ModelRow& m) { m.zero_c_is_term = false; };
-  if (f.align_floor.known && f.align_floor.value == kNoFloor) {
-    if (r.align_floor != kNoFloor) k.irrelevant("floor (reported none)", f.align_floor.note, {no_floor});
+  if (f.floor.known && f.floor.value == kNoFloor) {
+    if (r.floor != kNoFloor) k.irrelevant("floor (reported none)", f.floor.note, {no_floor});
   } else {
-    k.field("floor", f.align_floor, r.align_floor, {no_floor, M([](ModelRow& m) { m.align_floor = -140; })});
+    k.field("floor", f.floor, r.floor, {no_floor, M([](ModelRow& m) { m.floor = -140; })});
   }
   if (f.zero_c.known && !f.zero_c.value.term) {
     if (r.zero_c_is_term) k.irrelevant("c = 0 term (reported ignored)", f.zero_c.note, {no_zero_term});
@@ -278,16 +278,16 @@ void check_case(const Case& c) {
   }
 
   // The accumulator.
-  k.field("c entry", f.c_entry, r.c_entry,
-          {M([](ModelRow& m) { m.c_entry = CEntry::early; }),
-           M([](ModelRow& m) { m.c_entry = CEntry::late_rd; })});
+  k.field("c entry", f.c, r.c,
+          {M([](ModelRow& m) { m.c = CEntry::early; }),
+           M([](ModelRow& m) { m.c = CEntry::late_rd; })});
   k.field("late RD rule", f.late_rd, r.late_rd, {M([](ModelRow& m) {
             m.late_rd = m.late_rd == LateRd::two_stage ? LateRd::single_stage : LateRd::two_stage;
           })});
   k.field("late rounding", f.late_round, r.late_round,
           {M([](ModelRow& m) { m.late_round = m.late_round == Round::rne ? Round::rz : Round::rne; })});
-  k.field("late c cut-off", f.late_c_cutoff, r.late_c_cutoff,
-          {M([](ModelRow& m) { m.late_c_cutoff = 3; }), M([](ModelRow& m) { m.late_c_cutoff = -1; })});
+  k.field("late c cut-off", f.cutoff, r.cutoff,
+          {M([](ModelRow& m) { m.cutoff = 3; }), M([](ModelRow& m) { m.cutoff = -1; })});
   k.field("late exact c = 0", f.late_exact_zero_c, r.late_exact_zero_c,
           {M([](ModelRow& m) { m.late_exact_zero_c = !m.late_exact_zero_c; })});
 }

@@ -55,13 +55,13 @@ TEST_CASE("probe: F, group and scale blocks of every reachable unit") {
       const Probed p = run(model, policy);
       const ScaledUnit u = truth(model, p.box.instruction);
       CAPTURE(p.box.instruction);
-      REQUIRE(p.f.frac_bits.known);
-      CHECK(p.f.frac_bits.value == u.F);
+      REQUIRE(p.f.frac.known);
+      CHECK(p.f.frac.value == u.frac);
       if (p.f.group.known) {
         CHECK(p.f.group.value == (u.algo == ScaledAlgo::gst_fdpa ? u.group : 1));
       } else {  // F = 30 lies beyond e4m3's products (found through c): two terms cannot be formed
         CHECK(std::string(policy) == "mxfp8");
-        CHECK(u.F > 28);
+        CHECK(u.frac > 28);
         CHECK(p.f.group.note.find("cannot be formed") != std::string::npos);
       }
       CHECK(p.f.scale_blocks.known);
@@ -74,15 +74,15 @@ TEST_CASE("probe: MXFP4 on the ST unit, fp6 and fp4: F through c, the group said
   for (const char* policy : {"mxfp6", "mxfp6:e3m2"}) {
     CAPTURE(std::string(policy));
     const Probed p = run("B200", policy);
-    REQUIRE(p.f.frac_bits.known);
-    CHECK(p.f.frac_bits.value == 25);
+    REQUIRE(p.f.frac.known);
+    CHECK(p.f.frac.value == 25);
     CHECK_FALSE(p.f.group.known);
     CHECK(p.f.group.note.find("cannot be formed") != std::string::npos);
   }
   const Probed st = run("custom:base=B200,bs_frac=28", "mxfp4", MMAEMU_UNIT_ST);
   CHECK(st.box.instruction == "tcgen05.mma.kind::mxf8f6f4.block32.ue8m0");
-  REQUIRE(st.f.frac_bits.known);
-  CHECK(st.f.frac_bits.value == 28);
+  REQUIRE(st.f.frac.known);
+  CHECK(st.f.frac.value == 28);
 }
 
 TEST_CASE("probe: the report names F, group and the scales") {

@@ -77,7 +77,7 @@ TEST_CASE("block-scaled spec vectors: renormalised fp6/fp4 subnormals (ST14, T2)
     const std::string id = v.id;
     if (id != "ST14" && id != "T2") continue;
     ScaledUnit u = mmaemu::scaled_unit("B200", v.instruction);
-    u.narrow_subnormals = mmaemu::NarrowSubnormals::normalize;
+    u.subnormals = mmaemu::NarrowSubnormals::normalize;
     CHECK(run(u, v) == (id == "ST14" ? 0x3C000001u : 0x3D000001u));
   }
 }
@@ -128,22 +128,22 @@ TEST_CASE("scaled units: the table matches docs/block-scaled.md §2") {
     const std::string ins = u.instruction;
     const bool rtx = std::string(u.gpu) == "RTXPRO6000";
     CHECK(ins.rfind(rtx ? "mma.sync.kind::" : "tcgen05.mma.kind::", 0) == 0);
-    CHECK(u.round32 == (std::string(u.gpu) == "B200-RN" ? mmaemu::Round::rne : mmaemu::Round::rz));
-    CHECK(u.narrow_subnormals == mmaemu::NarrowSubnormals::clamp);
+    CHECK(u.round == (std::string(u.gpu) == "B200-RN" ? mmaemu::Round::rne : mmaemu::Round::rz));
+    CHECK(u.subnormals == mmaemu::NarrowSubnormals::clamp);
     CHECK(u.m == (rtx ? 16 : u.algo == ScaledAlgo::t_fdpa ? 64 : 128));
     if (ins.find("kind::f8f6f4") != std::string::npos) {  // rows 1, 2
       CHECK(u.algo == ScaledAlgo::t_fdpa);
-      CHECK((u.k == 32 && u.F == 25 && u.e_zero == -133 && u.block == 0));
+      CHECK((u.k == 32 && u.frac == 25 && u.e_zero == -133 && u.block == 0));
       CHECK(u.e_zero_f16 == (rtx ? -22 : -133));
       CHECK(u.outputs == (mmaemu::fmt_bit(Fmt::fp32) | mmaemu::fmt_bit(Fmt::fp16)));
       CHECK(u.elements == mmaemu::kF8F6F4);
     } else if (ins.find("kind::mxf8f6f4") != std::string::npos) {  // rows 3, 4
       CHECK(u.algo == ScaledAlgo::st_fdpa);
-      CHECK((u.k == 32 && u.F == 25 && u.e_zero == -133 && u.block == 32 && u.scale == Fmt::ue8m0));
+      CHECK((u.k == 32 && u.frac == 25 && u.e_zero == -133 && u.block == 32 && u.scale == Fmt::ue8m0));
       CHECK(u.elements == mmaemu::kF8F6F4);
     } else {  // rows 5-9
       CHECK(u.algo == ScaledAlgo::gst_fdpa);
-      CHECK((u.k == 64 && u.group == 16 && u.F == 35 && u.e_zero == -139));
+      CHECK((u.k == 64 && u.group == 16 && u.frac == 35 && u.e_zero == -139));
       CHECK(u.elements == mmaemu::kFp4Only);
       CHECK(ins.find(u.scale == Fmt::ue8m0 ? ".ue8m0" : ".ue4m3") != std::string::npos);
       CHECK(ins.find(u.block == 16 ? ".block16" : ".block32") != std::string::npos);

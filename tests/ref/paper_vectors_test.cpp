@@ -1162,7 +1162,7 @@ TEST_CASE("6.5: NVIDIA cancellation, overflow, fp8->fp16, zero products, fp16 fl
   }
   for (const auto& g : kNvidia) {
     const Unit u = unit(g, Fmt::fp16, Fmt::fp16);
-    const bool hb = u.row->frac_bits == 25;  // Hopper/Blackwell: floor -21, F 25
+    const bool hb = u.row->frac == 25;  // Hopper/Blackwell: floor -21, F 25
     Dot d(u);
     d.p(1, p2(-12), p2(-13)).p(2, p2(-24), hb ? p2(-23) : p2(-21));
     d.expect("6.5 fp16-output E-floor", 0);

@@ -55,7 +55,7 @@ int toolbox_max_shift(const ModelRow& row, std::size_t k, const uint64_t* a, con
       E[g] = std::max(E[g], e);
     }
     for (auto [e, g] : prods)  // |m| * 2^F / 2^(E-e): a right shift by (E-e) - F + 2*man
-      max_shift = std::max(max_shift, (E[g] - e) - row.frac_bits + 2 * info(row.in).man_bits);
+      max_shift = std::max(max_shift, (E[g] - e) - row.frac + 2 * info(row.in).man_bits);
     int Ep = std::max(E[0], E[1]);
     if (E[0] != INT32_MIN && E[1] != INT32_MIN) max_shift = std::max(max_shift, std::abs(E[0] - E[1]));
     const Unpacked cu = decode(Fmt::fp32, c);
