@@ -11,7 +11,7 @@ B = np.ones((16, 4), np.float32)
 
 
 def test_unknown_model_lists_the_valid_names():
-    with pytest.raises(mmaemu.UnknownModelError, match="unknown model 'H101'.*valid models: V100, A100"):
+    with pytest.raises(mmaemu.UnknownModelError, match="unknown model 'H101'.*valid models: V100, T4, A100"):
         mmaemu.Model("H101")
     with pytest.raises(mmaemu.UnknownModelError, match="valid models"):
         mmaemu.matmul(A, B, "H101")

@@ -29,6 +29,18 @@ constexpr uint32_t kAmdNan32 = 0xFFC00000u;  // -NaN on every CDNA generation (A
 // generation (NVIDIA paper; docs/models.md).
 constexpr ModelRow kVoltaF32{.family = "volta-hmma", .frac = 23, .round = rz};
 constexpr ModelRow kVoltaF16{.family = "volta-hmma", .frac = 23, .floor = -19, .round = rne};
+// Turing HMMA (T4, RTX 20): F = 24 (one bit more than Volta) and the
+// alignment floors of Ampere's F = 24 unit; m16n8k8 fuses its 8 products in
+// one block, the m8n8k4 shape kept from Volta fuses 4 (docs/models.md §10:
+// MMA-Sim's Turing design and the PeerJ T4 experiments; no bit-level data).
+constexpr ModelRow kTuringF32{.family = "turing-hmma", .frac = 24, .floor = -132, .round = rz};
+constexpr ModelRow kTuringF16{.family = "turing-hmma", .frac = 24, .floor = -20, .round = rne};
+constexpr ModelRow kTuring884F32{.family = "turing-hmma", .frac = 24, .floor = -132, .round = rz,
+                                 .gemm_default = false, .data_source = false,
+                                 .note = "m8n8k4 kept from Volta: one block of 4"};
+constexpr ModelRow kTuring884F16{.family = "turing-hmma", .frac = 24, .floor = -20, .round = rne,
+                                 .gemm_default = false, .data_source = false,
+                                 .note = "m8n8k4 kept from Volta: one block of 4"};
 constexpr ModelRow kAmpereF32{.family = "ampere-hmma", .frac = 24, .floor = -132, .round = rz};
 constexpr ModelRow kAmpereF16{.family = "ampere-hmma", .frac = 24, .floor = -20, .round = rne};
 // Ada QMMA fp8: F = 13, fp32 results keep 13 fraction bits; fp16 results are
@@ -116,6 +128,10 @@ const Line kLines[] = {
 //  base          instr                          in        out    m    n   k  block
   {kVoltaF32,   "mma.sync",                    fp16,     fp32,    8,   8,  4,  4},
   {kVoltaF16,   "mma.sync",                    fp16,     fp16,    8,   8,  4,  4},
+  {kTuringF32,  "mma.sync",                    fp16,     fp32,   16,   8,  8,  8},
+  {kTuringF16,  "mma.sync",                    fp16,     fp16,   16,   8,  8,  8},
+  {kTuring884F32, "mma.sync.m8n8k4",           fp16,     fp32,    8,   8,  4,  4},
+  {kTuring884F16, "mma.sync.m8n8k4",           fp16,     fp16,    8,   8,  4,  4},
   {kAmpereF32,  "mma.sync",                    fp16,     fp32,   16,   8, 16,  8},
   {kAmpereF16,  "mma.sync",                    fp16,     fp16,   16,   8, 16,  8},
   {kAmpereF32,  "mma.sync",                    bf16,     fp32,   16,   8, 16,  8},
@@ -185,10 +201,14 @@ std::vector<ModelRow> build_rows() {
 
 const std::vector<Gpu> kGpus = {
     {"V100", "sm_70 volta", "volta-hmma", "NVIDIA", "", "Volta"},
+    {"T4", "sm_75 turing rtx20", "turing-hmma", "NVIDIA", "",
+     "Turing (T4, GeForce RTX 20, Quadro RTX); no bit-level hardware data"},
     {"A100", "sm_80 ampere", "ampere-hmma ampere-dmma", "NVIDIA", "", "Ampere"},
-    {"A2", "sm_86", "ampere-hmma", "NVIDIA", "", "Ampere GA107 (no fp64 tensor cores)"},
+    {"A2", "sm_86 a10 rtx30", "ampere-hmma", "NVIDIA", "",
+     "Ampere GA107 (no fp64 tensor cores); A10 and RTX 30 by architecture"},
     {"A30", "", "ampere-hmma ampere-dmma", "NVIDIA", "", "Ampere"},
-    {"L40S", "sm_89", "ampere-hmma ada-qmma", "NVIDIA", "", "Ada Lovelace"},
+    {"L40S", "sm_89 rtx40", "ampere-hmma ada-qmma", "NVIDIA", "",
+     "Ada Lovelace; RTX 40 by architecture"},
     {"RTX1000", "ada rtx1000ada", "ampere-hmma ada-qmma", "NVIDIA", "", "Ada Lovelace (RTX 1000 Ada)"},
     {"H100", "sm_90 sm_90a hopper", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma", "NVIDIA", "",
      "Hopper"},
@@ -197,8 +217,8 @@ const std::vector<Gpu> kGpus = {
      "", "Blackwell"},
     {"B200-RN", "b200rn b200tcrn", "", "NVIDIA", "base=B200,round=rne,bs_round=rne",
      "hypothetical B200 with round-to-nearest-even results (NVIDIA paper, Section 5)"},
-    {"RTXPRO6000", "sm_120 rtx-pro-6000", "hopper-hmma sm120-qmma", "NVIDIA", "",
-     "Blackwell (RTX PRO 6000)"},
+    {"RTXPRO6000", "sm_120 rtx-pro-6000 rtx50", "hopper-hmma sm120-qmma", "NVIDIA", "",
+     "Blackwell GB202 (RTX PRO 6000); RTX 50 by architecture"},
     {"MI100", "gfx908 cdna1 cdna", "cdna1", "AMD", "", "CDNA1"},
     {"MI210", "", "cdna2", "AMD", "", "CDNA2"},
     {"MI250", "gfx90a cdna2 mi250x", "cdna2", "AMD", "", "CDNA2"},

@@ -15,7 +15,7 @@ using namespace mmaemu;
 
 
 TEST_CASE("every model name of the papers resolves, case-insensitively") {
-  for (const char* name : {"V100", "A100", "A2", "A30", "L40S", "RTX1000", "H100", "H200", "B200",
+  for (const char* name : {"V100", "T4", "A100", "A2", "A30", "L40S", "RTX1000", "H100", "H200", "B200",
                            "B200-RN", "RTXPRO6000", "MI100", "MI210", "MI250", "MI300A", "MI300X"}) {
     CAPTURE(name);
     const Model m = lookup_model(name);
@@ -32,7 +32,11 @@ TEST_CASE("architecture aliases") {
       {"sm_70", "V100"},   {"sm_80", "A100"},     {"sm_89", "L40S"},    {"Ada", "RTX1000"},
       {"sm_90", "H100"},   {"sm_90a", "H100"},    {"Hopper", "H100"},   {"sm_100", "B200"},
       {"sm_120", "RTXPRO6000"}, {"gfx908", "MI100"}, {"CDNA1", "MI100"}, {"gfx90a", "MI250"},
-      {"CDNA2", "MI250"},  {"gfx942", "MI300X"},  {"CDNA3", "MI300X"}};
+      {"CDNA2", "MI250"},  {"gfx942", "MI300X"},  {"CDNA3", "MI300X"},
+      // Turing and the consumer names (docs/models.md §10): the row of the
+      // architecture, whichever chip of it the data came from.
+      {"sm_75", "T4"},     {"Turing", "T4"},      {"RTX20", "T4"},      {"sm_86", "A2"},
+      {"A10", "A2"},       {"RTX30", "A2"},       {"RTX40", "L40S"},    {"rtx50", "RTXPRO6000"}};
   for (auto [alias, name] : cases) {
     CAPTURE(alias);
     CHECK(lookup_model(alias).name == name);
@@ -40,10 +44,39 @@ TEST_CASE("architecture aliases") {
 }
 
 TEST_CASE("an unknown model is refused with the list of valid names") {
-  const std::string e = error_of("H101");
-  CHECK(e.find("unknown model 'H101'") != std::string::npos);
-  for (const Gpu& g : gpus()) CHECK(e.find(g.name) != std::string::npos);
-  CHECK(e.find("custom:") != std::string::npos);
+  for (const char* bad : {"H101", "sm_61", "RTX10", "T5"}) {
+    CAPTURE(bad);
+    const std::string e = error_of(bad);
+    CHECK(e.find("unknown model '" + std::string(bad) + "'") != std::string::npos);
+    for (const Gpu& g : gpus()) CHECK(e.find(g.name) != std::string::npos);
+    CHECK(e.find("custom:") != std::string::npos);
+  }
+}
+
+TEST_CASE("T4: the Turing HMMA rows (docs/models.md §10)") {
+  const Model t4 = lookup_model("T4");
+  REQUIRE(t4.rows.size() == 4);
+  const ModelRow& f32 = *t4.find(Fmt::fp16, Fmt::fp32);
+  CHECK(std::string(f32.family) == "turing-hmma");
+  CHECK(std::string(f32.instr) == "mma.sync");
+  CHECK((f32.m == 16 && f32.n == 8 && f32.k == 8));
+  CHECK(f32.block == 8);
+  CHECK(f32.frac == 24);
+  CHECK(f32.floor == -132);
+  CHECK(f32.round == Round::rz);
+  const ModelRow& f16 = *t4.find(Fmt::fp16, Fmt::fp16);
+  CHECK(f16.block == 8);
+  CHECK(f16.floor == -20);
+  CHECK(f16.round == Round::rne);
+  for (Fmt out : {Fmt::fp32, Fmt::fp16}) {
+    const ModelRow* r = t4.find_instr("mma.sync.m8n8k4", Fmt::fp16, out);
+    REQUIRE(r != nullptr);
+    CHECK((r->m == 8 && r->n == 8 && r->k == 4 && r->block == 4 && r->frac == 24));
+    CHECK(!r->gemm_default);
+  }
+  CHECK(t4.find(Fmt::bf16, Fmt::fp32) == nullptr);  // Turing HMMA: fp16 only
+  CHECK(std::string(t4.find_instr("wmma", Fmt::fp16, Fmt::fp32)->instr) == "mma.sync");
+  CHECK(lookup_model("T4@mma.sync.m8n8k4").find(Fmt::fp16, Fmt::fp32)->k == 4);
 }
 
 TEST_CASE("every registry row belongs to some GPU, every GPU pair has a GEMM row") {

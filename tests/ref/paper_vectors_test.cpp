@@ -2,7 +2,8 @@
 // The test vectors of docs/models.md §6, run through the reference engine.
 //
 // §6.1 NVIDIA (PN-*), §6.2 CDNA1 (F, G, H), §6.3 CDNA2 (I, J, J2n), §6.4 CDNA3
-// (K, L, M, N) and the model-derived vectors of §6.5. The expected value is
+// (K, L, M, N), the model-derived vectors of §6.5, Turing T4 (PJ-*, §6.6)
+// and the RTX 5090 probe (§6.7). The expected value is
 // the "hardware d" column (hardware-observed wins over the MATLAB toolbox M and
 // MMA-Sim S); vectors stated only as a property test that property.
 // Parameterised families (j = ..., n = ..., permutations, both signs) are
@@ -27,6 +28,8 @@
 
 #include "formats/format.h"
 #include "models/model.h"
+#include "models/scaled_units.h"
+#include "ref/block_scaled.h"
 #include "ref/reference.h"
 
 using namespace mmaemu;
@@ -225,7 +228,7 @@ std::string idx(const std::string& id, const char* name, long v) {
 }
 std::string sgn(int s) { return s > 0 ? "+" : "-"; }
 
-const std::vector<std::string> kNvidia = {"V100", "A100", "A2",   "A30",  "L40S",
+const std::vector<std::string> kNvidia = {"V100", "T4",      "A100", "A2",   "A30",  "L40S",
                                           "RTX1000", "H100", "H200", "B200", "RTXPRO6000"};
 const std::vector<std::string> kAmpereAda = {"A100", "A2", "A30", "L40S", "RTX1000"};
 const std::vector<std::string> kAda = {"L40S", "RTX1000"};
@@ -234,6 +237,9 @@ const std::vector<std::string> kHopper = {"H100", "H200"};
 const std::vector<std::string> kCdna2 = {"MI210", "MI250"};
 const std::vector<std::string> kCdna3 = {"MI300A", "MI300X"};
 const std::vector<std::string> kCdnaAll = {"MI100", "MI210", "MI250", "MI300A", "MI300X"};
+
+// Volta and Turing have fp16 inputs only.
+bool has_bf16(const std::string& g) { return model(g).find(Fmt::bf16, Fmt::fp32) != nullptr; }
 
 // Frequently used values.
 const double kX = p2(-23) + p2(-24);  // 2^-23 + 2^-24 = 1.5 ulp(1)
@@ -471,7 +477,7 @@ TEST_CASE("PN-B1: B200 tcgen05 fp8 has 25 fraction bits and N_FMA 32") {
 TEST_CASE("PN exceptional values: Inf - Inf, Inf x Inf, NaN, overflow to Inf") {
   for (const auto& g : kNvidia) {
     std::vector<Unit> units = {unit(g, Fmt::fp16, Fmt::fp32), unit(g, Fmt::fp16, Fmt::fp16)};
-    if (g != "V100") {
+    if (has_bf16(g)) {
       units.push_back(unit(g, Fmt::bf16, Fmt::fp32));
       units.push_back(unit(g, Fmt::tf32, Fmt::fp32));
     }
@@ -1155,7 +1161,7 @@ TEST_CASE("6.5: NVIDIA cancellation, overflow, fp8->fp16, zero products, fp16 fl
     d.expect("6.5 Ada E4M3->fp16", 0x4040);
   }
   for (const auto& g : kNvidia) {
-    if (std::string(g) == "V100") continue;
+    if (!has_bf16(g)) continue;
     Dot d(unit(g, Fmt::bf16, Fmt::fp32));
     d.p(1, 0.0, p2(100)).p(2, p2(-60), p2(-60));
     d.expect_val("6.5 zero product ignored", p2(-120));
@@ -1167,4 +1173,240 @@ TEST_CASE("6.5: NVIDIA cancellation, overflow, fp8->fp16, zero products, fp16 fl
     d.p(1, p2(-12), p2(-13)).p(2, p2(-24), hb ? p2(-23) : p2(-21));
     d.expect("6.5 fp16-output E-floor", 0);
   }
+}
+
+// ===========================================================================
+// 6.6 Turing T4 (PJ: Fasi, Higham, Mikaitis & Pranesh, PeerJ CS 7:e330, 2021)
+// ===========================================================================
+//
+// PJ's T4 experiments, in its four groups: A (subnormal numbers), B (accuracy
+// of the dot products), C (rounding modes), D (features of the accumulator);
+// numbered as in docs/models.md's source table. PJ ran them through a 16x16x16 WMMA call, which a T4
+// executes as m16n8k8 HMMA instructions; every vector has at most four
+// nonzero products, so each is run on the m16n8k8 row and on the m8n8k4 row.
+// Expected values are the ones PJ's T4 program observes. Where PJ's V100
+// observation differs (D1, D3, D5), the V100 row is checked against it too:
+// these are the vectors that tell F = 24 (Turing) from F = 23 (Volta).
+
+namespace {
+
+// Both T4 rows; for fp16 results also MMA-Sim's floor (docs/models.md §9:
+// PJ's vectors do not reach either floor, so both readings reproduce them).
+std::vector<Unit> t4_units(Fmt out) {
+  std::vector<Unit> u = {unit("T4", "mma.sync", Fmt::fp16, out), unit("T4", "mma.sync.m8n8k4", Fmt::fp16, out)};
+  if (out == Fmt::fp16) u.push_back(unit("custom:base=T4,out=fp16,floor=-21", "mma.sync", Fmt::fp16, out));
+  return u;
+}
+
+const double kBelowOne16 = 1.0 - p2(-11);  // largest fp16 below 1
+const double kBelowOne32 = 1.0 - p2(-24);  // largest fp32 below 1
+
+}  // namespace
+
+TEST_CASE("PJ-A: T4 subnormal inputs and results, fp16 and fp32") {
+  for (Fmt out : {Fmt::fp16, Fmt::fp32})
+    for (const Unit& u : t4_units(out)) {
+      Dot a1(u);  // A1/A2: fp16 subnormal inputs are read
+      a1.p(1, p2(-24), 4.0);
+      a1.expect_val("PJ-A1/A2", p2(-22));
+      Dot a4(u);  // A4/A5: subnormal results from normal inputs, and with c
+      a4.p(1, p2(-14), 0.5);
+      a4.expect_val("PJ-A4/A5 product", p2(-15));
+      Dot a4c(u);
+      a4c.p(1, p2(-14), 1.0).cv(-p2(-15));
+      a4c.expect_val("PJ-A4/A5 with c", p2(-15));
+    }
+  for (const Unit& u : t4_units(Fmt::fp32)) {
+    Dot a3(u);  // A3: an fp32 subnormal c passes through
+    a3.cv(p2(-149));
+    a3.expect("PJ-A3", 0x00000001);
+  }
+}
+
+TEST_CASE("PJ-B: T4 products are exact, small products vanish below the window") {
+  for (const Unit& u : t4_units(Fmt::fp32)) {
+    Dot b1(u);  // B1: (1 - 2^-11)^2 exactly, and four of them
+    b1.p(1, kBelowOne16, kBelowOne16);
+    b1.expect_val("PJ-B1 one product", 1.0 - p2(-10) + p2(-22));
+    Dot b1x4(u);
+    for (std::size_t i = 1; i <= 4; ++i) b1x4.p(i, kBelowOne16, kBelowOne16);
+    b1x4.expect_val("PJ-B1 four products", 4.0 * (1.0 - p2(-10) + p2(-22)));
+    Dot b3(u);  // B3: four products 2^-25 next to c = 1 are truncated away
+    for (std::size_t i = 1; i <= 4; ++i) b3.p(i, 0.5, p2(-24));
+    b3.cv(1.0);
+    b3.expect_val("PJ-B3", 1.0);
+    for (std::size_t j = 1; j <= 4; ++j) {  // B4: the largest term sets the window
+      Dot b4(u);
+      for (std::size_t i = 1; i <= 4; ++i) b4.p(i, 0.5, p2(-24));
+      b4.p(j, 1.0, 1.0).cv(p2(-24));
+      b4.expect_val(idx("PJ-B4", "j", static_cast<long>(j)), 1.0);
+    }
+  }
+  for (const Unit& u : t4_units(Fmt::fp16)) {
+    Dot b2(u);  // B2: exact products, fp16 result
+    b2.p(1, kBelowOne16, kBelowOne16).p(2, kBelowOne16, p2(-11));
+    b2.expect_val("PJ-B2", 1.0 - p2(-10) + p2(-11));
+  }
+}
+
+TEST_CASE("PJ-C: T4 rounds fp32 results toward zero, fp16 results to nearest") {
+  for (const Unit& u : t4_units(Fmt::fp32))
+    for (int s : {1, -1}) {
+      Dot c1(u);  // C1/C2: 2 + 1.5 ulp(1) gives 2 (RZ for both signs)
+      c1.p(1, 1.0, s * 2.0).p(2, 1.0, s * kX);
+      c1.expect_val("PJ-C1/C2 " + sgn(s), s * 2.0);
+    }
+  for (const Unit& u : t4_units(Fmt::fp16)) {
+    Dot c3(u);  // C3: 2^-25 + 2^-26 rounds to nearest, 2^-24
+    c3.p(1, p2(-24), 0.5).p(2, p2(-24), 0.25);
+    c3.expect_val("PJ-C3", p2(-24));
+  }
+}
+
+TEST_CASE("PJ-D1..D5: T4 accumulator: one extra alignment bit, carries, no normalisation") {
+  const Unit v100 = unit("V100", Fmt::fp16, Fmt::fp32);
+  for (const Unit& u : t4_units(Fmt::fp32)) {
+    Dot d1(u);  // D1: 1 - (1 - 2^-24) keeps 2^-24: F = 24 (V100: 2^-23)
+    d1.p(1, 1.0, 1.0).cv(-kBelowOne32);
+    d1.expect_val("PJ-D1", p2(-24));
+    Dot d2(u);  // D2: no normalisation between the terms of a sum
+    for (std::size_t i = 1; i <= 4; ++i) d2.p(i, 1.0, p2(-24));
+    d2.cv(kBelowOne32);
+    d2.expect_val("PJ-D2", 1.0 + p2(-23));
+    Dot d3(u);  // D3: 1 - 2^-24 - (1 - 2^-24) cancels exactly (V100: 2^-23)
+    d3.p(1, 1.0, 1.0).p(2, 1.0, -p2(-24)).cv(-1.0 + p2(-24));
+    d3.expect("PJ-D3", 0x00000000);
+    for (std::size_t i = 1; i <= 4; ++i) {  // D4: carries out of the top bit are kept
+      Dot d4(u);
+      for (std::size_t j = 1; j <= 4; ++j) d4.p(j, 1.0, j == i ? p2(-23) : 1.0);
+      d4.cv(1.0 + p2(-22) + p2(-23));
+      d4.expect_val(idx("PJ-D4", "i", static_cast<long>(i)), 4.0 + p2(-21));
+    }
+    Dot d4b(u);
+    d4b.p(1, 1.0, 1.0).p(2, 1.0, 1.5).p(3, 1.0, 1.75).p(4, 1.0, 1.875).cv(1.875);
+    d4b.expect_val("PJ-D4 third carry bit", 8.0);
+    for (int s : {1, -1}) {
+      Dot d4r(u);
+      for (std::size_t j = 1; j <= 4; ++j) d4r.p(j, 1.0, s * 1.0);
+      d4r.cv(s * (1.0 + p2(-22) + p2(-23)));
+      d4r.expect_val("PJ-D4 truncation after the carry " + sgn(s), s * 5.0);
+    }
+    // D5: a larger c gives a smaller result (no normalisation before the
+    // alignment): c = 1 - 2^-24 gives 1 + 2^-23, c = 1 gives 1.
+    Dot lo(u), hi(u);
+    for (Dot* d : {&lo, &hi}) {
+      for (std::size_t i = 1; i <= 3; ++i) d->p(i, 0.5, p2(-24));
+      d->p(4, 0.5, kX);
+    }
+    lo.cv(kBelowOne32);
+    hi.cv(1.0);
+    lo.expect_val("PJ-D5 c = 1 - 2^-24", 1.0 + p2(-23));
+    hi.expect_val("PJ-D5 c = 1", 1.0);
+  }
+  // PJ's V100 observations of D1, D3 and D5 (its V100 program's values).
+  Dot d1(v100);
+  d1.p(1, 1.0, 1.0).cv(-kBelowOne32);
+  d1.expect_val("PJ-D1 V100", p2(-23));
+  Dot d3(v100);
+  d3.p(1, 1.0, 1.0).p(2, 1.0, -p2(-24)).cv(-1.0 + p2(-24));
+  d3.expect_val("PJ-D3 V100", p2(-23));
+  Dot lo(v100), hi(v100);
+  for (Dot* d : {&lo, &hi})
+    for (std::size_t i = 1; i <= 4; ++i) d->p(i, 1.0, p2(-24));
+  lo.cv(kBelowOne32);
+  hi.cv(1.0);
+  lo.expect_val("PJ-D5 V100 c = 1 - 2^-24", 1.0 + p2(-23));
+  hi.expect_val("PJ-D5 V100 c = 1", 1.0);
+}
+
+TEST_CASE("6.6 model-derived: T4 m16n8k8 fuses 8 products, m8n8k4 fuses 4") {
+  // Not a hardware observation: MMA-Sim's Turing design (docs/models.md §10).
+  // 2^16 - 2^16 in the first four positions, 2^-9 in the fifth: one block
+  // of 8 aligns 2^-9 to 2^16, 25 binades down, and loses it (F = 24);
+  // blocks of 4 keep it.
+  for (Fmt out : {Fmt::fp32, Fmt::fp16}) {
+    Dot fused(unit("T4", "mma.sync", Fmt::fp16, out));
+    fused.p(1, 256.0, 256.0).p(2, 256.0, -256.0).p(5, p2(-5), p2(-4));
+    fused.expect("6.6 T4 m16n8k8 N = 8", 0);
+    Dot chained(unit("T4", "mma.sync.m8n8k4", Fmt::fp16, out), 8);
+    chained.p(1, 256.0, 256.0).p(2, 256.0, -256.0).p(5, p2(-5), p2(-4));
+    chained.expect_val("6.6 T4 m8n8k4 N = 4, two instructions", p2(-9));
+  }
+  // docs/models.md §9, class A carried to Turing: the fp16-result floor -20
+  // drops the 2^-45 product, MMA-Sim's -21 keeps it (then rounds it to 2^-24).
+  for (const char* m : {"T4", "custom:base=T4,out=fp16,floor=-21"}) {
+    Dot a1(unit(m, "mma.sync", Fmt::fp16, Fmt::fp16));
+    a1.raw(1, 0x1000, 0x0400).raw(2, 0x0008, 0x0001);
+    a1.expect(std::string("6.6 class A1 on ") + m, std::string(m) == "T4" ? 0x0000 : 0x0001);
+  }
+}
+
+// ===========================================================================
+// 6.7 RTX 5090 (sm_120): a public probe of fp8/fp6/fp4 mma.sync m16n8k32
+// ===========================================================================
+//
+// The probe (docs/models.md §10.3): A = B = 1 in all 32 positions, c = 2^s;
+// the RTX 5090 returned d > c for s <= 25 (d = 2^25 + 32 at s = 25) and d = c
+// for s = 26, for every fp8 pair and for fp6 and fp4 through kind::f8f6f4;
+// chains of 2, 4, 8, 16 instructions keep the boundary at 25. Checked on
+// RTXPRO6000 (the same GB202 chip): the QMMA rows for e4m3 and e5m2, and the
+// kind::f8f6f4 T unit for the mixed pairs, fp6 and fp4.
+
+namespace {
+
+// d after `repeat` chained instructions of the probe, fp32 bits.
+uint64_t probe_5090(Fmt fa, Fmt fb, bool t_unit, int shift, int repeat) {
+  uint64_t acc = f32(p2(shift));
+  for (int r = 0; r < repeat; ++r) {
+    if (!t_unit) {
+      const ModelRow* row = model("RTXPRO6000").find_instr("mma.sync", fa, Fmt::fp32);
+      REQUIRE(row != nullptr);
+      const std::vector<uint64_t> a(32, num(fa, 1.0));
+      acc = ref::dot(*row, a.size(), a.data(), a.data(), acc);
+    } else {
+      const ScaledUnit& unit = scaled_unit("RTXPRO6000", "mma.sync.kind::f8f6f4");
+      const std::vector<uint8_t> a(32, static_cast<uint8_t>(num(fa, 1.0)));
+      const std::vector<uint8_t> b(32, static_cast<uint8_t>(num(fb, 1.0)));
+      acc = ref::scaled_instruction(unit, Fmt::fp32, {fa, fb, a.data(), b.data(), nullptr, nullptr, acc});
+    }
+  }
+  return acc;
+}
+
+}  // namespace
+
+TEST_CASE("6.7: RTX 5090 probe, a 25-fraction-bit window per m16n8k32 instruction") {
+  struct Variant {
+    Fmt fa, fb;
+    bool t_unit;
+  };
+  const Variant variants[] = {{Fmt::e4m3, Fmt::e4m3, false}, {Fmt::e5m2, Fmt::e5m2, false},
+                              {Fmt::e4m3, Fmt::e4m3, true},  {Fmt::e5m2, Fmt::e5m2, true},
+                              {Fmt::e4m3, Fmt::e5m2, true},  {Fmt::e5m2, Fmt::e4m3, true},
+                              {Fmt::e2m3, Fmt::e2m3, true},  {Fmt::e3m2, Fmt::e3m2, true},
+                              {Fmt::e2m1, Fmt::e2m1, true}};
+  int cases = 0;
+  for (const Variant& v : variants) {
+    const std::string name = std::string(info(v.fa).name) + "x" + info(v.fb).name +
+                             (v.t_unit ? " kind::f8f6f4" : " QMMA row");
+    for (int repeat : {1, 2, 4, 8, 16}) {
+      // The largest shift with d > c is 25 for every chain length.
+      int max_changed = -1;
+      for (int shift = 16; shift <= 40; ++shift, ++cases)
+        if (std::bit_cast<float>(static_cast<uint32_t>(probe_5090(v.fa, v.fb, v.t_unit, shift, repeat))) >
+            std::ldexp(1.0f, shift))
+          max_changed = shift;
+      CHECK_MESSAGE(max_changed == 25, "RTXPRO6000 " << name << " repeat " << repeat
+                                                     << ": largest changed shift " << max_changed);
+      // The probe's printed samples: 2^25 + 32*repeat at 25, 2^26 at 26.
+      const uint64_t at25 = probe_5090(v.fa, v.fb, v.t_unit, 25, repeat);
+      const uint64_t want25 = f32(p2(25) + 32.0 * repeat);
+      CHECK_MESSAGE(at25 == want25, "RTXPRO6000 " << name << " repeat " << repeat << " shift 25: got "
+                                                  << hex(at25) << " want " << hex(want25));
+      const uint64_t at26 = probe_5090(v.fa, v.fb, v.t_unit, 26, repeat);
+      CHECK_MESSAGE(at26 == 0x4C800000u, "RTXPRO6000 " << name << " repeat " << repeat
+                                                       << " shift 26: got " << hex(at26) << " want 0x4C800000");
+    }
+  }
+  MESSAGE(cases << " probe points");
 }
