@@ -9,6 +9,7 @@ the package:
     mmaemu/_mmaemu.<abi>.so   the extension (the C API of libmmaemu.so.0)
     mmaemu/_mmaemu_internal.<abi>.so  probe, compare, distinguish (over libmmaemu.so.0)
     mmaemu/libmmaemu.so.0     the library (C API, BLAS shim for `mmaemu-run`)
+    mmaemu/libmmaemu_engine.so.0  its engine (internal; found beside it, RUNPATH $ORIGIN)
     mmaemu/bin/mmaemu         the CLI (the `mmaemu` entry point runs it)
     mmaemu/data/              the bundled hardware and reference data
 
@@ -30,7 +31,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-TARGETS = ["mmaemu", "mmaemu_python", "mmaemu_python_internal", "mmaemu_cli"]
+TARGETS = ["mmaemu", "mmaemu_engine", "mmaemu_python", "mmaemu_python_internal", "mmaemu_cli"]
 
 
 def project_version():
@@ -59,8 +60,9 @@ class CMakeBuild(build_ext):
         package = Path(self.get_ext_fullpath(ext.name)).resolve().parent  # .../mmaemu
         package.mkdir(parents=True, exist_ok=True)
         built = build_dir / "python" / "mmaemu"
-        for name in os.listdir(built):  # the extensions, and the library under its soname
-            if (name.startswith("_mmaemu") and name.endswith(".so")) or re.fullmatch(r"libmmaemu\.so\.[0-9]+", name):
+        for name in os.listdir(built):  # the extensions, the library and its engine under their sonames
+            if ((name.startswith("_mmaemu") and name.endswith(".so"))
+                    or re.fullmatch(r"libmmaemu(_engine)?\.so\.[0-9]+", name)):
                 self.copy(built / name, package / name)
         (package / "bin").mkdir(exist_ok=True)
         self.copy(build_dir / "src" / "mmaemu", package / "bin" / "mmaemu")

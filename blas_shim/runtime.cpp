@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The runtime's plumbing (runtime.h): the re-entrancy guard and the call's
-// setting, the real BLAS, the reference-BLAS error reports (docs/shim.md,
-// "Reference-BLAS conventions") and the fatal exits.
+// The runtime's plumbing (runtime.h): the re-entrancy guard, the real BLAS,
+// the reference-BLAS error reports (docs/shim.md, "Reference-BLAS
+// conventions") and the fatal exits. The bottom of the runtime: it calls
+// only the C API, no other file of the shim.
 #include <dlfcn.h>
 
 #include <cctype>
@@ -29,12 +30,6 @@ std::string unpadded(const char* routine) {
 bool nested() { return t_depth != 0; }
 NestGuard::NestGuard() { ++t_depth; }
 NestGuard::~NestGuard() { --t_depth; }
-
-const Config& config() {
-  thread_local const Config* call_config = nullptr;
-  if (t_depth == 0 || !call_config) call_config = &current_config();
-  return *call_config;
-}
 
 // Inside Python, numpy's BLAS is loaded RTLD_LOCAL and RTLD_NEXT finds
 // nothing: then an explicit dlopen of the system BLAS.

@@ -17,7 +17,12 @@
 
 namespace mmaemu::shim {
 
-// ---- The setting (runtime_config.cpp, runtime_switch.cpp) ----------------
+// The runtime's files call each other in one direction only (docs/building.md,
+// the source layout): runtime.cpp and runtime_select.cpp call the C API
+// only; runtime_stats.cpp calls runtime_select.cpp; runtime_config.cpp calls
+// those three; runtime_switch.cpp calls all four.
+
+// ---- The setting (runtime_config.cpp, runtime_select.cpp, runtime_switch.cpp)
 // One setting comes from the environment (MMA_MODEL, MMA_INPUT_FORMAT,
 // MMA_ACCUMULATE, MMA_DGEMM, MMA_GEMV, MMA_SCHEDULE, MMA_VERBOSE);
 // mmaemu_shim_set() replaces it at run time. A setting is immutable once
@@ -44,13 +49,14 @@ const Config& env_config();
 std::string select(Config& cfg, const std::string& name, const std::string& policy, const char* model_var,
                    const char* policy_var);
 
-/// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native".
+/// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native"
+/// (runtime_select.cpp).
 std::string describe(const Config& cfg);
 
 /// The setting in force: the last mmaemu_shim_set()'s, else env_config().
 const Config& current_config();
 
-/// The setting of this call (runtime.cpp): current_config() as the call
+/// The setting of this call (runtime_switch.cpp): current_config() as the call
 /// entered the shim from outside, kept for its nested calls, so that a
 /// switch on another thread never changes a call half way.
 const Config& config();
@@ -127,6 +133,9 @@ enum class Emulated { sgemm, ssyrk, dgemm, sbgemm, sgemv, dgemv };
 void count_emulated(Emulated routine, double flops, double seconds);
 /// Counts one call of `routine` ("dgemm", "strsm", ...) forwarded untouched.
 void count_forwarded(const char* routine, double flops);
+/// MMA_VERBOSE: counts the emulated calls under the environment's setting
+/// `env` (kept for the life of the process) and prints the report at exit.
+void start_report(const Config& env);
 /// MMA_VERBOSE, at a switch to the setting `next` (kept for the life of the
 /// process): prints the sgemm, ssyrk, dgemm and sbgemm calls made under the
 /// setting in force since the last report, resets their counts, and counts

@@ -2,6 +2,8 @@
 // The setting from the environment (docs/shim.md, the table of variables):
 // read and checked at the first BLAS call; an unknown or malformed value
 // stops the program with exit status 2, never a silent native fallback.
+// Calls runtime_select, runtime_stats and runtime.cpp, none of which calls
+// it.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,13 +14,13 @@
 namespace mmaemu::shim {
 namespace {
 
-// MMA_VERBOSE=0|1 (at exit: the report of runtime_stats.cpp).
+// MMA_VERBOSE=0|1 (at exit: the report of runtime_stats.cpp, started once
+// the setting is complete).
 void read_verbose(Config& cfg) {
   const char* v = std::getenv("MMA_VERBOSE");
   if (v && *v && std::strcmp(v, "0") != 0 && std::strcmp(v, "1") != 0)
     config_error(std::string("MMA_VERBOSE='") + v + "' (valid: 0, 1)");
   cfg.verbose = v && std::strcmp(v, "1") == 0;
-  if (cfg.verbose) std::atexit(print_report);
 }
 
 // The modes that keep the BLAS contract, the ones a BLAS call may run under
@@ -64,9 +66,11 @@ void read_environment(Config& cfg) {
   const char* policy = std::getenv("MMA_INPUT_FORMAT");
   const std::string error = select(cfg, name ? name : "", policy ? policy : "", "MMA_MODEL", "MMA_INPUT_FORMAT");
   if (!error.empty()) config_error(error);
-  if (cfg.verbose)
+  if (cfg.verbose) {
     std::fprintf(stderr, "libmmaemu %s: %s%s\n", mmaemu_version(), describe(cfg).c_str(),
                  cfg.model ? "" : ": MMA_MODEL is not set");
+    start_report(cfg);
+  }
 }
 
 }  // namespace
@@ -76,13 +80,6 @@ const Config& env_config() {
   static std::once_flag once;
   std::call_once(once, [] { read_environment(cfg); });
   return cfg;
-}
-
-std::string describe(const Config& cfg) {
-  if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
-  return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
-         mmaemu_accumulate_name(cfg.options.accumulate) + ", dgemm " +
-         (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 
 }  // namespace mmaemu::shim

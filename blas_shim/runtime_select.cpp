@@ -2,7 +2,8 @@
 // A setting's model and sgemm input policy, checked when the setting is made
 // (from the environment or by mmaemu_shim_set): an element-wise policy of
 // mmaemu_parse_policy, or a block-scaled one (mxfp8, ..., nvfp4;
-// docs/block-scaled.md) on a model with the unit.
+// docs/block-scaled.md) on a model with the unit; and a setting's one-line
+// name (describe). Calls only the C API.
 #include <cctype>
 #include <string>
 
@@ -103,6 +104,13 @@ std::string select(Config& cfg, const std::string& name, const std::string& poli
   if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
     return std::string("MMA_DGEMM=model: ") + mmaemu_last_error();
   return check_schedule(cfg);
+}
+
+std::string describe(const Config& cfg) {
+  if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
+  return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
+         mmaemu_accumulate_name(cfg.options.accumulate) + ", dgemm " +
+         (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 
 }  // namespace mmaemu::shim

@@ -2,9 +2,11 @@
 // The shim's statistics (MMA_VERBOSE=1, docs/shim.md): one table of calls,
 // flops and time per routine, emulated or forwarded to the system BLAS
 // untouched, so that the report names every BLAS call that did not run on
-// the model.
+// the model. Calls runtime_select (describe) only: the setting's files call
+// it, never the reverse.
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime.h"
@@ -68,19 +70,16 @@ void print_forwarded() {
 }
 
 // The setting the emulated calls are counted under: the last one
-// report_switch() started, else the environment's.
+// report_switch() started, else the environment's (start_report); null
+// before the report starts.
 std::atomic<const Config*> g_counted{nullptr};
 
-const Config& counted_setting() {
-  const Config* c = g_counted.load(std::memory_order_acquire);
-  return c ? *c : env_config();
-}
-
-// Prints the emulated calls made under `cfg` since the last report, and
-// resets their counts.
-void report_calls(const Config& cfg) {
-  if (!any_calls(Part::setting)) return;
-  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(cfg).c_str());
+// Prints the emulated calls made under the counted setting since the last
+// report, and resets their counts.
+void report_calls() {
+  const Config* cfg = g_counted.load(std::memory_order_acquire);
+  if (!cfg || !any_calls(Part::setting)) return;
+  std::fprintf(stderr, "libmmaemu: calls under %s:\n", describe(*cfg).c_str());
   print_emulated(Part::setting);
   for (Counter& c : g_table) {
     if (c.part != Part::setting) continue;
@@ -108,14 +107,19 @@ void count_forwarded(const char* routine, double flops) {
     }
 }
 
+void start_report(const Config& env) {
+  g_counted.store(&env, std::memory_order_release);
+  std::atexit(print_report);
+}
+
 void report_switch(const Config& next) {
-  report_calls(counted_setting());
+  report_calls();
   std::fprintf(stderr, "libmmaemu: switched to %s\n", describe(next).c_str());
   g_counted.store(&next, std::memory_order_release);
 }
 
 void print_report() {
-  report_calls(counted_setting());
+  report_calls();
   print_emulated(Part::gemv);
   print_forwarded();
 }

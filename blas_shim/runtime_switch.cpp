@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Runtime control of the BLAS shim (mmaemu_shim_set / mmaemu_shim_get): the
-// in-process switch behind Python's `with mmaemu.emulate(...)`.
+// in-process switch behind Python's `with mmaemu.emulate(...)`, and the
+// setting a BLAS call runs under (current_config, config). The top of the
+// runtime: it calls runtime_config, runtime_select, runtime_stats and
+// runtime.cpp, none of which calls it.
 //
 // A switch publishes a pointer to an immutable setting with one atomic
 // store; a BLAS call loads it once when it enters the shim (config()), so
@@ -52,6 +55,12 @@ int make_setting(const std::string& name, const std::string& policy, std::unique
 const Config& current_config() {
   const Config* c = g_current.load(std::memory_order_acquire);
   return c ? *c : env_config();
+}
+
+const Config& config() {
+  thread_local const Config* call_config = nullptr;
+  if (!nested() || !call_config) call_config = &current_config();
+  return *call_config;
 }
 
 }  // namespace mmaemu::shim

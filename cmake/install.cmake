@@ -11,6 +11,10 @@ install(TARGETS mmaemu EXPORT mmaemuTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# libmmaemu's engine, beside it (its RUNPATH $ORIGIN): internal, so no
+# development link (libmmaemu_engine.so); in the export set only because
+# libmmaemu.so needs it at link time (mmaemu::mmaemu_engine: not for users).
+install(TARGETS mmaemu_engine EXPORT mmaemuTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_SKIP)
 install(FILES ${PROJECT_SOURCE_DIR}/include/mmaemu/mmaemu.h ${PROJECT_BINARY_DIR}/include/mmaemu/version.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mmaemu)
 if(TARGET mmaemu_cli)

@@ -6,9 +6,12 @@ function D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model, accum
 %   informat as the sgemm policy of that name converts (RNE; 'tf32' and 'xf32'
 %   truncate as the hardware does with fp32 registers, 'tf32:rna' rounds; fp8
 %   saturates); the unit accumulates A*B; alpha and beta are applied outside the
-%   unit (never folded into A). accumulate: 'gpu-blas' (default: the unit sums
-%   from zero, then D = fma(alpha, acc, beta*C) in the output format) or
-%   'accumulate-into-c' (beta*C is the first accumulator, as in the toolbox).
+%   unit (never folded into A). accumulate, a mode of the C API's table
+%   (mmaemu_accumulate_name): 'gpu-blas' (default: the unit sums from zero,
+%   then D = fma(alpha, acc, beta*C) in the output format), 'into-c' (beta*C
+%   is the first accumulator, D = alpha*acc, as in the toolbox) or
+%   'blas-into-c' (into-c where alpha = 1, else gpu-blas: the BLAS contract;
+%   also spelt 'accumulate-into-c', as the BLAS shim's MMA_ACCUMULATE).
 %   informat: fp16 ('binary16', 'half'), bf16 ('bfloat16'), tf32
 %   ('tensorfloat32'), xf32, e4m3 ('fp8-e4m3'), e5m2 ('fp8-e5m2'), fp8
 %   (E4M3FNUZ), bf8 (E5M2FNUZ), fp32, fp64. outformat: fp32 ('single',

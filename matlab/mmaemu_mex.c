@@ -7,14 +7,17 @@
      D = mmaemu_mex('gemm', alpha, A, B, beta, C, informat, outformat, model[, accumulate])
          libmmaemu's semantics (docs/models.md §7): A and B converted to
          informat by the sgemm policy of that name (RNE; tf32 truncates; fp8
-         saturates; or fp64, the fp64 unit), alpha and beta outside the unit, accumulate 'gpu-blas'
-         (default) or 'accumulate-into-c'.
+         saturates; or fp64, the fp64 unit), alpha and beta outside the unit, accumulate a
+         mode of the C API's table (mmaemu_accumulate_parse): 'gpu-blas' (default), 'into-c'
+         or 'blas-into-c' (also spelt 'accumulate-into-c').
      D = mmaemu_mex('toolbox', fname, model, alpha, A, B, beta, C, informat, outformat)
          the MATLAB Tensor Core toolbox's GEMM: alpha*A and B rounded to
          informat (RNE; tf32 toward zero), beta*C to outformat (fp32 toward
          zero, fp16 RNE), then D = A*B + C with C the first accumulator.
      Y = mmaemu_mex('round', X, format[, rounding])
          X rounded to format ('rne', 'rz', 'rd', 'ru', 'rna'), as doubles.
+     S = mmaemu_mex('accumulate_modes')
+         the C API's accumulate modes (mmaemu_accumulate_name), comma-separated.
 
    Inputs are real double matrices; results are doubles holding values of
    the output format. */
@@ -150,9 +153,10 @@ static mxArray* cmd_gemm(int nrhs, const mxArray* prhs[]) {
   if (nrhs == 9) {
     char acc[64];
     string_arg(prhs[8], fname, "accumulate", acc, sizeof acc);
-    if (!strcmp(acc, "accumulate-into-c")) opt.accumulate = MMAEMU_ACC_INTO_C;
-    else if (strcmp(acc, "gpu-blas") != 0)
-      fail("mmaemu:argument", "%s: accumulate '%s' (valid: gpu-blas, accumulate-into-c)", fname, acc);
+    /* The C API's one table of modes (mmaemu_accumulate_parse): gpu-blas,
+       into-c, blas-into-c (also spelt accumulate-into-c). */
+    if (mmaemu_accumulate_parse(acc, &opt.accumulate) != MMAEMU_OK)
+      fail("mmaemu:argument", "%s: %s", fname, mmaemu_last_error());
   }
   const size_t m = mxGetM(prhs[1]), k = mxGetN(prhs[1]), n = mxGetN(prhs[2]);
   double* C = c_operand(prhs[4], m, n, fname);
@@ -221,13 +225,25 @@ static mxArray* cmd_round(int nrhs, const mxArray* prhs[]) {
   return Y;
 }
 
+/* 'accumulate_modes': "gpu-blas,into-c,blas-into-c", the table's names. */
+static mxArray* cmd_accumulate_modes(int nrhs) {
+  if (nrhs != 0) fail("mmaemu:nargin", "mmaemu_mex('accumulate_modes'): no arguments");
+  char names[256] = "";
+  for (int mode = 0; mmaemu_accumulate_name(mode); ++mode) {
+    if (mode) strncat(names, ",", sizeof names - strlen(names) - 1);
+    strncat(names, mmaemu_accumulate_name(mode), sizeof names - strlen(names) - 1);
+  }
+  return mxCreateString(names);
+}
+
 void mexFunction(int nlhs, mxArray* plhs[], int nrhs, const mxArray* prhs[]) {
   (void)nlhs;
-  char cmd[16];
-  if (nrhs < 1) fail("mmaemu:nargin", "mmaemu_mex: which command? (gemm, toolbox, round)");
+  char cmd[32];
+  if (nrhs < 1) fail("mmaemu:nargin", "mmaemu_mex: which command? (gemm, toolbox, round, accumulate_modes)");
   string_arg(prhs[0], "mmaemu_mex", "the command", cmd, sizeof cmd);
   if (!strcmp(cmd, "gemm")) plhs[0] = cmd_gemm(nrhs - 1, prhs + 1);
   else if (!strcmp(cmd, "toolbox")) plhs[0] = cmd_toolbox(nrhs - 1, prhs + 1);
   else if (!strcmp(cmd, "round")) plhs[0] = cmd_round(nrhs - 1, prhs + 1);
-  else fail("mmaemu:argument", "mmaemu_mex: unknown command '%s' (valid: gemm, toolbox, round)", cmd);
+  else if (!strcmp(cmd, "accumulate_modes")) plhs[0] = cmd_accumulate_modes(nrhs - 1);
+  else fail("mmaemu:argument", "mmaemu_mex: unknown command '%s' (valid: gemm, toolbox, round, accumulate_modes)", cmd);
 }

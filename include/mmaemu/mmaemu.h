@@ -280,18 +280,58 @@ MMAEMU_API int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options*
  *        truncation), "tf32:rna" (CUDA __float_to_tf32), "xf32", "e4m3",
  *        "e5m2" (RNE, saturating), "fp32" (the model's fp32 path, e.g. the
  *        CDNA SFMA chain), each optionally ":rne", ":rz" or ":rna"; NULL or ""
- *        means mmaemu_default_policy(model).
+ *        means mmaemu_default_policy(model). mmaemu_sgemm_ex with policy set.
  */
 MMAEMU_API int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
                             mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
                             float alpha, const float* A, int lda, const float* B, int ldb,
                             float beta, float* C, int ldc);
 
-/** mmaemu_sgemm under a schedule (mmaemu_gemm_options.schedule; NULL = chain). */
+/** mmaemu_sgemm under a schedule (mmaemu_gemm_options.schedule; NULL = chain):
+ *  mmaemu_sgemm_ex with policy and schedule set. */
 MMAEMU_API int mmaemu_sgemm_scheduled(const mmaemu_model* model, const char* policy, const char* schedule,
                                       mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m,
                                       int n, int k, float alpha, const float* A, int lda, const float* B,
                                       int ldb, float beta, float* C, int ldc);
+
+/** Options of mmaemu_sgemm_ex, the one sgemm entry with every choice the
+ *  suffixed sgemm entries make (docs/c-api.md, "One sgemm entry").
+ *  Initialise with mmaemu_sgemm_options_init(). */
+typedef struct mmaemu_sgemm_options {
+  /** The input policy: an element-wise one (mmaemu_parse_policy: "fp16",
+   *  "tf32:rna", ...) or a block-scaled one (mmaemu_parse_block_scaled_policy:
+   *  "mxfp8", ..., "nvfp4", quantised as mmaemu_sgemm_block_scaled does);
+   *  NULL or "": mmaemu_default_policy(model). */
+  const char* policy;
+  /** As mmaemu_gemm_options.schedule (NULL, "" or "chain": one accumulator
+   *  along k). A block-scaled policy runs the chain only: any other schedule
+   *  is MMAEMU_ERR_ARGUMENT. */
+  const char* schedule;
+  /** gpu-blas (default), into-c or blas-into-c (mmaemu_accumulate); read as
+   *  an int and checked: another value is MMAEMU_ERR_ARGUMENT. */
+  mmaemu_accumulate accumulate;
+} mmaemu_sgemm_options;
+
+/** Defaults: the model's default policy, the chain, MMAEMU_ACC_GPU_BLAS. */
+MMAEMU_API void mmaemu_sgemm_options_init(mmaemu_sgemm_options* opt);
+
+/**
+ * @brief sgemm on the unit with its options: fp32 storage of A, B and C,
+ *        CBLAS conventions (layout, transposes, leading dimensions), alpha
+ *        and beta outside the unit, beta = 0 never reads C. An element-wise
+ *        policy runs mmaemu_gemm (fp32 storage, the policy's input format
+ *        and conversion, fp32 output) under the schedule and accumulation; a
+ *        block-scaled policy runs mmaemu_sgemm_block_scaled_acc. Threads: as
+ *        mmaemu_gemm_options.threads = 0 (MMA_NUM_THREADS, ...).
+ *        mmaemu_sgemm, mmaemu_sgemm_scheduled, mmaemu_sgemm_block_scaled and
+ *        mmaemu_sgemm_block_scaled_acc are this entry with some options set.
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT (null options, a bad policy,
+ *         schedule, accumulate, layout or transpose, sizes), or
+ *         MMAEMU_ERR_UNSUPPORTED (the model has no unit for the policy)
+ */
+MMAEMU_API int mmaemu_sgemm_ex(const mmaemu_model* model, const mmaemu_sgemm_options* opt, mmaemu_layout layout,
+                               mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
+                               const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc);
 
 /**
  * @brief The sgemm input policy a vendor BLAS would use on this model: its

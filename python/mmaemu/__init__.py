@@ -50,6 +50,17 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _internal():
+    """The extension _mmaemu_internal (probe, compare, distinguish), loaded on first use; absent
+    from a build without Boost and Eigen3 (docs/building.md)."""
+    try:
+        from . import _mmaemu_internal
+    except ImportError as e:
+        raise ImportError("mmaemu: probe(), compare() and distinguish() need the extension _mmaemu_internal, "
+                          "built where Boost and Eigen3 are found (docs/building.md)") from e
+    return _mmaemu_internal
+
+
 def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0, accumulate="gpu-blas",
            rounding=None, saturate=None, a_format=None, b_format=None, c_format=None, threads=0,
            schedule="chain"):
@@ -181,9 +192,8 @@ def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1
     patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
     report (the CLI's text).
     """
-    from . import _mmaemu_internal  # the internal libraries, loaded on first use
-    return _mmaemu_internal.distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
-                               distributions=distributions, threads=threads)
+    return _internal().distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+                                   distributions=distributions, threads=threads)
 
 
 def convert(x, to, rounding="rne", saturate=False, source=None):
@@ -212,8 +222,7 @@ def probe(model, input, output=None, instr=None):
     how it was found, or why not), anomalies, and report (the CLI's text).
     output None: fp32 (the input format for fp32/fp64).
     """
-    from . import _mmaemu_internal  # the internal libraries, loaded on first use
-    return _mmaemu_internal.probe(model, input, output, instr)
+    return _internal().probe(model, input, output, instr)
 
 
 def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
@@ -225,8 +234,7 @@ def compare(a, b, models=None, *, input="fp16", output=None, threads=0):
     |C - C_ref| / |C_ref|), unit_only (normwise error against the exact
     product of the operands rounded to `input`), seconds.
     """
-    from . import _mmaemu_internal  # the internal libraries, loaded on first use
-    return _mmaemu_internal.compare(a, b, models, input=input, output=output, threads=threads)
+    return _internal().compare(a, b, models, input=input, output=output, threads=threads)
 
 
 def gemm_fp8_scaled(a, a_scales, b, b_scales, model, *, format="e4m3", block_k=128, block_n=128, b_trans=False,

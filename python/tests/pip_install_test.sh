@@ -60,7 +60,7 @@ assert os.path.exists(os.path.join(os.path.dirname(mmaemu.__file__), "_mmaemu.py
 a = np.arange(64, dtype=np.float32).reshape(8, 8) / 7
 d = mmaemu.matmul(a, a, "H100", input="fp16")
 assert d.dtype == np.float32 and d.shape == (8, 8)
-from mmaemu import _mmaemu_internal  # over the same libmmaemu.so.0 (RUNPATH $ORIGIN)
+from mmaemu import _mmaemu_internal  # over the same libmmaemu_engine.so.0 (RUNPATH $ORIGIN)
 assert _mmaemu_internal.__file__.startswith(site) and mmaemu.Model("H100").units
 try:
     import torch
@@ -83,12 +83,12 @@ wheel=$(ls "$work"/dist/libmmaemu-*.whl)
 "$py" - "$wheel" <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-for want in ("mmaemu/__init__.py", "mmaemu/libmmaemu.so.0", "mmaemu/bin/mmaemu", "mmaemu/_mmaemu.pyi", "mmaemu/py.typed",
+for want in ("mmaemu/__init__.py", "mmaemu/libmmaemu.so.0", "mmaemu/libmmaemu_engine.so.0", "mmaemu/bin/mmaemu", "mmaemu/_mmaemu.pyi", "mmaemu/py.typed",
              "mmaemu/torch/_mode.py", "mmaemu/data/LICENCE", "mmaemu/data/refdata-errata.txt"):
     assert want in names, want
 assert any(n.startswith("mmaemu/_mmaemu.") and n.endswith(".so") for n in names)
 assert any(n.startswith("mmaemu/_mmaemu_internal.") and n.endswith(".so") for n in names)
-assert not [n for n in names if n.startswith("mmaemu/libmmaemu") and n != "mmaemu/libmmaemu.so.0"], names
+assert not [n for n in names if n.startswith("mmaemu/libmmaemu") and n not in ("mmaemu/libmmaemu.so.0", "mmaemu/libmmaemu_engine.so.0")], names
 assert any(n.startswith("mmaemu/data/hwdata/") for n in names) and any(n.startswith("mmaemu/data/refdata/") for n in names)
 print("wheel:", sys.argv[1].rsplit("/", 1)[-1], len(names), "files")
 PY

@@ -103,17 +103,25 @@ def symbols(path, dynamic):
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_one_engine_per_process(module):
-    """Each extension needs libmmaemu.so.0 (the copy beside it, RUNPATH $ORIGIN) and defines none of
-    the engine's functions (ref, kernels (fast), driver): the process holds the one engine in
-    libmmaemu.so. A statically linked engine defines them in the extension (local symbols, same names)."""
-    dynamic = subprocess.run(["readelf", "-d", module.__file__], capture_output=True, text=True, check=True).stdout
-    assert "Shared library: [libmmaemu.so.0]" in dynamic, dynamic
-    assert "Library runpath: [$ORIGIN]" in dynamic, dynamic
-    library = os.path.join(os.path.dirname(module.__file__), "libmmaemu.so.0")
-    engine = {name for name, (kind, shown) in symbols(library, True).items() if kind == "T" and ENGINE.match(shown)}
-    assert len(engine) > 50, f"{library} exports only {len(engine)} engine functions"
-    own = symbols(module.__file__, False)
-    if not own:
-        pytest.skip(f"{module.__file__} is stripped: no symbol table to read")
-    twice = sorted(own[name][1] for name in engine & own.keys())
-    assert not twice, f"{module.__file__} defines {len(twice)} engine functions of its own, e.g. {twice[:3]}"
+    """Each extension needs libmmaemu.so.0 (the copy beside it, RUNPATH $ORIGIN), which needs the
+    engine, libmmaemu_engine.so.0 (beside it too); neither the extension nor libmmaemu.so.0
+    defines any of the engine's functions (ref, kernels (fast), driver): the process holds the one
+    engine in libmmaemu_engine.so.0. A statically linked engine defines them in the extension
+    (local symbols, same names)."""
+    here = os.path.dirname(module.__file__)
+    library = os.path.join(here, "libmmaemu.so.0")
+    for path in (module.__file__, library):
+        dynamic = subprocess.run(["readelf", "-d", path], capture_output=True, text=True, check=True).stdout
+        needs = "libmmaemu.so.0" if path == module.__file__ else "libmmaemu_engine.so.0"
+        assert f"Shared library: [{needs}]" in dynamic, dynamic
+        assert "Library runpath: [$ORIGIN]" in dynamic, dynamic
+    engine_library = os.path.join(here, "libmmaemu_engine.so.0")
+    engine = {name for name, (kind, shown) in symbols(engine_library, True).items()
+              if kind == "T" and ENGINE.match(shown)}
+    assert len(engine) > 50, f"{engine_library} exports only {len(engine)} engine functions"
+    for path in (module.__file__, library):
+        own = symbols(path, False)
+        if not own:
+            pytest.skip(f"{path} is stripped: no symbol table to read")
+        twice = sorted(own[name][1] for name in engine & own.keys())
+        assert not twice, f"{path} defines {len(twice)} engine functions of its own, e.g. {twice[:3]}"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The accumulate modes' names (mmaemu.h, mmaemu_accumulate_name): the one
 // table that the C API, the BLAS shim's MMA_ACCUMULATE, both mmaemu-run
-// front ends and Python read.
+// front ends, Python and the Octave/MATLAB gateway (mmaemu_gemm) read.
 #include <cstring>
 #include <iterator>
 #include <string>

@@ -143,6 +143,23 @@ int check_gemm_sizes(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose
   return 0;
 }
 
+// mmaemu_sgemm and mmaemu_sgemm_scheduled (kept for the ABI): mmaemu_sgemm_ex
+// with the policy and schedule set. They take the element-wise policies only,
+// as before (a block-scaled name is refused as unknown, with the message of
+// mmaemu_parse_policy).
+int sgemm_elementwise(const mmaemu_model* model, const char* policy, const char* schedule, mmaemu_layout layout,
+                      mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
+                      int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  mmaemu_gemm_options probe;
+  mmaemu_gemm_options_init(&probe);
+  if (int s = mmaemu_parse_policy(policy && *policy ? policy : mmaemu_default_policy(model), &probe)) return s;
+  mmaemu_sgemm_options opt;
+  mmaemu_sgemm_options_init(&opt);
+  opt.policy = policy;
+  opt.schedule = schedule;
+  return mmaemu_sgemm_ex(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 }  // namespace
 
 extern "C" {
@@ -324,23 +341,64 @@ const char* mmaemu_default_policy(const mmaemu_model* model) {
   return "tf32";
 }
 
+void mmaemu_sgemm_options_init(mmaemu_sgemm_options* opt) {
+  if (!opt) return;
+  opt->policy = nullptr;
+  opt->schedule = nullptr;
+  opt->accumulate = MMAEMU_ACC_GPU_BLAS;
+}
+
+// The one sgemm entry (docs/c-api.md, "One sgemm entry"): an element-wise
+// policy is mmaemu_gemm on fp32 storage; a block-scaled one is
+// mmaemu_sgemm_block_scaled_acc (src/api/block_scaled_api.cpp), which takes
+// the chain only.
+int mmaemu_sgemm_ex(const mmaemu_model* model, const mmaemu_sgemm_options* opt, mmaemu_layout layout,
+                    mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
+                    int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_sgemm_ex: null options");
+  if (int bad = guarded([&] {
+        check_enum("accumulate", opt->accumulate, api::kAccumulates);
+        api::check_layout(layout, ta, tb);
+        return static_cast<int>(MMAEMU_OK);
+      }))
+    return bad;
+  const char* policy = opt->policy && *opt->policy ? opt->policy : mmaemu_default_policy(model);
+  mmaemu_block_scale_desc desc;
+  if (mmaemu_parse_block_scaled_policy(policy, &desc) == MMAEMU_OK) {
+    if (int bad = guarded([&] {
+          if (opt->schedule && *opt->schedule && !driver::parse_schedule(opt->schedule).is_chain())
+            throw std::invalid_argument("mmaemu_sgemm_ex: schedule '" + std::string(opt->schedule) +
+                                        "' does not apply to the block-scaled policy '" + policy +
+                                        "' (only chain does)");
+          return static_cast<int>(MMAEMU_OK);
+        }))
+      return bad;
+    return mmaemu_sgemm_block_scaled_acc(model, policy, opt->accumulate, layout, ta, tb, m, n, k, alpha, A, lda, B,
+                                         ldb, beta, C, ldc);
+  }
+  mmaemu_gemm_options g;
+  mmaemu_gemm_options_init(&g);
+  if (mmaemu_parse_policy(policy, &g) != MMAEMU_OK) {
+    std::string scaled;
+    for (int i = 0; i < mmaemu_block_scaled_policy_count(); ++i)
+      scaled += (i ? ", " : "") + std::string(mmaemu_block_scaled_policy_name(i));
+    return fail(MMAEMU_ERR_ARGUMENT, std::string(mmaemu_last_error()) + "; or a block-scaled policy: " + scaled);
+  }
+  g.schedule = opt->schedule;
+  g.accumulate = opt->accumulate;
+  return mmaemu_gemm(model, &g, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 int mmaemu_sgemm(const mmaemu_model* model, const char* policy, mmaemu_layout layout,
                  mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha,
                  const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
-  mmaemu_gemm_options opt;
-  mmaemu_gemm_options_init(&opt);
-  if (int s = mmaemu_parse_policy(policy && *policy ? policy : mmaemu_default_policy(model), &opt)) return s;
-  return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return sgemm_elementwise(model, policy, nullptr, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int mmaemu_sgemm_scheduled(const mmaemu_model* model, const char* policy, const char* schedule, mmaemu_layout layout,
                            mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
                            int lda, const float* B, int ldb, float beta, float* C, int ldc) {
-  mmaemu_gemm_options opt;
-  mmaemu_gemm_options_init(&opt);
-  if (int s = mmaemu_parse_policy(policy && *policy ? policy : mmaemu_default_policy(model), &opt)) return s;
-  opt.schedule = schedule;
-  return mmaemu_gemm(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return sgemm_elementwise(model, policy, schedule, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int mmaemu_hgemm(const mmaemu_model* model, mmaemu_format output, mmaemu_layout layout,

@@ -18,7 +18,7 @@
 //     GEMM: alpha = u^(j+k-2) multiplies A_j *before* A_j is rounded to the
 //     input format (which can push small elements into the subnormal range
 //     or to zero), and C is the first accumulator of the chain of block
-//     FMAs (accumulate-into-C), so every partial sum lives in the unit's
+//     FMAs (into-c), so every partial sum lives in the unit's
 //     fp32 accumulator from the first pair to the last.
 //  5. C = L^-1 (LA*BM) M^-1 (exact powers of two, binary64);
 //     error = ||C - C_ref||_inf / (||A||_inf ||B||_inf) with C_ref the exact

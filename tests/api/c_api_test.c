@@ -71,6 +71,98 @@ int main(void) {
     EXPECT(nvfp4 == 1);
   }
 
+  /* mmaemu_sgemm_ex, the one sgemm entry: the suffixed entries are it with
+     some options set (the same bits), a block-scaled policy runs
+     mmaemu_sgemm_block_scaled_acc, and its refusals name what is wrong. */
+  {
+    enum { M = 13, N = 11, K = 70 };
+    static float X[M * K], Y[K * N], C0[M * N], D1[M * N], D2[M * N];
+    mmaemu_sgemm_options opt;
+    mmaemu_model* b200 = NULL;
+    const mmaemu_accumulate modes[] = {MMAEMU_ACC_GPU_BLAS, MMAEMU_ACC_INTO_C, MMAEMU_ACC_BLAS_INTO_C};
+    const float alphas[] = {1.0f, 0.75f};
+    int a, q;
+    for (i = 0; i < M * K; ++i) X[i] = (float)((int)(i * 37 % 29) - 14) / 8.0f;
+    for (i = 0; i < K * N; ++i) Y[i] = (float)((int)(i * 53 % 31) - 15) / 16.0f;
+    for (i = 0; i < M * N; ++i) C0[i] = (float)((int)(i * 11 % 17) - 8) / 4.0f;
+    mmaemu_sgemm_options_init(&opt);
+    EXPECT(opt.policy == NULL && opt.schedule == NULL && opt.accumulate == MMAEMU_ACC_GPU_BLAS);
+    EXPECT(mmaemu_model_lookup("B200", &b200) == MMAEMU_OK);
+    /* = mmaemu_sgemm (default policy too) and mmaemu_sgemm_scheduled */
+    opt.policy = "fp16";
+    memcpy(D1, C0, sizeof D1);
+    memcpy(D2, C0, sizeof D2);
+    EXPECT(mmaemu_sgemm_ex(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_TRANS, M, N, K, 0.75f, X, K, Y, K,
+                           1.5f, D1, N) == MMAEMU_OK);
+    EXPECT(mmaemu_sgemm(h100, "fp16", MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_TRANS, M, N, K, 0.75f, X, K, Y, K, 1.5f,
+                        D2, N) == MMAEMU_OK);
+    EXPECT(memcmp(D1, D2, sizeof D1) == 0);
+    opt.policy = NULL;
+    opt.schedule = "splitk:2";
+    memcpy(D1, C0, sizeof D1);
+    memcpy(D2, C0, sizeof D2);
+    EXPECT(mmaemu_sgemm_ex(h100, &opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, M, Y, K,
+                           0.5f, D1, M) == MMAEMU_OK);
+    EXPECT(mmaemu_sgemm_scheduled(h100, NULL, "splitk:2", MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K,
+                                  1.0f, X, M, Y, K, 0.5f, D2, M) == MMAEMU_OK);
+    EXPECT(memcmp(D1, D2, sizeof D1) == 0);
+    /* each accumulate mode: = mmaemu_gemm with the policy's options */
+    for (q = 0; q < 3; ++q)
+      for (a = 0; a < 2; ++a) {
+        mmaemu_gemm_options g;
+        mmaemu_sgemm_options_init(&opt);
+        opt.policy = "bf16";
+        opt.accumulate = modes[q];
+        mmaemu_gemm_options_init(&g);
+        EXPECT(mmaemu_parse_policy("bf16", &g) == MMAEMU_OK);
+        g.accumulate = modes[q];
+        memcpy(D1, C0, sizeof D1);
+        memcpy(D2, C0, sizeof D2);
+        EXPECT(mmaemu_sgemm_ex(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, alphas[a], X,
+                               K, Y, N, 1.0f, D1, N) == MMAEMU_OK);
+        EXPECT(mmaemu_gemm(h100, &g, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, alphas[a], X, K, Y,
+                           N, 1.0f, D2, N) == MMAEMU_OK);
+        EXPECT(memcmp(D1, D2, sizeof D1) == 0);
+      }
+    /* a block-scaled policy: = mmaemu_sgemm_block_scaled_acc, every mode */
+    for (q = 0; q < 3; ++q) {
+      mmaemu_sgemm_options_init(&opt);
+      opt.policy = "mxfp8";
+      opt.accumulate = modes[q];
+      opt.schedule = " Chain";
+      memcpy(D1, C0, sizeof D1);
+      memcpy(D2, C0, sizeof D2);
+      EXPECT(mmaemu_sgemm_ex(b200, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y,
+                             N, 1.0f, D1, N) == MMAEMU_OK);
+      EXPECT(mmaemu_sgemm_block_scaled_acc(b200, "mxfp8", modes[q], MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
+                                           MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N, 1.0f, D2, N) == MMAEMU_OK);
+      EXPECT(memcmp(D1, D2, sizeof D1) == 0);
+    }
+    /* refusals */
+    EXPECT(mmaemu_sgemm_ex(h100, NULL, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                           0.0f, D1, N) == MMAEMU_ERR_ARGUMENT);
+    EXPECT(strstr(mmaemu_last_error(), "null options") != NULL);
+    opt.schedule = "splitk:2";
+    EXPECT(mmaemu_sgemm_ex(b200, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                           0.0f, D1, N) == MMAEMU_ERR_ARGUMENT);
+    EXPECT(strstr(mmaemu_last_error(), "only chain") != NULL);
+    opt.schedule = "splitk:x";
+    EXPECT(mmaemu_sgemm_ex(b200, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                           0.0f, D1, N) == MMAEMU_ERR_ARGUMENT);
+    opt.schedule = NULL;
+    opt.policy = "fp12";
+    EXPECT(mmaemu_sgemm_ex(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                           0.0f, D1, N) == MMAEMU_ERR_ARGUMENT);
+    EXPECT(strstr(mmaemu_last_error(), "tf32") != NULL && strstr(mmaemu_last_error(), "nvfp4") != NULL);
+    opt.policy = "nvfp4";  /* H100 has no block-scaled unit */
+    EXPECT(mmaemu_sgemm_ex(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                           0.0f, D1, N) == MMAEMU_ERR_UNSUPPORTED);
+    /* the element-wise suffixed entries still refuse a block-scaled name */
+    EXPECT(mmaemu_sgemm(b200, "mxfp8", MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, K, 1.0f, X, K, Y, N,
+                        0.0f, D1, N) == MMAEMU_ERR_ARGUMENT);
+    mmaemu_model_free(b200);
+  }
+
   mmaemu_model_free(h100);
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;

@@ -95,6 +95,14 @@ static void gemm_layouts(const mmaemu_model* h100, const mmaemu_model* b200, int
                  mmaemu_sgemm_scheduled(h100, "fp16", "chain", l, ta, tb, 4, 4, 4, 1.0f, fa, 4, fb, 4, 0.0f, fc, 4));
   expect_refused("mmaemu_hgemm", arg, v,
                  mmaemu_hgemm(h100, MMAEMU_FP32, l, ta, tb, 4, 4, 4, 1.0f, ha, 4, hb, 4, 0.0f, hc, 4));
+  {
+    mmaemu_sgemm_options so;
+    mmaemu_sgemm_options_init(&so);
+    expect_refused("mmaemu_sgemm_ex", arg, v, mmaemu_sgemm_ex(h100, &so, l, ta, tb, 4, 4, 4, 1.0f, fa, 4, fb, 4, 0.0f, fc, 4));
+    so.policy = "mxfp8";
+    expect_refused("mmaemu_sgemm_ex", arg, v,
+                   mmaemu_sgemm_ex(b200, &so, l, ta, tb, 32, 32, 32, 1.0f, fa, 32, fb, 32, 0.0f, fc, 32));
+  }
   expect_refused("mmaemu_gemm_block_scaled", arg, v,
                  mmaemu_gemm_block_scaled(b200, &desc, l, ta, tb, 32, 32, 32, 1.0f, ua, 32, usa, 1, ub, 32, usb, 32,
                                           0.0f, fc, 32));
@@ -183,6 +191,18 @@ static void accumulates(const mmaemu_model* h100, const mmaemu_model* b200, int 
   mmaemu_block_scale_desc_init(&desc);
   desc.accumulate = (mmaemu_accumulate)v;
   with_desc(b200, &desc, "accumulate", v);
+  {
+    mmaemu_sgemm_options so;
+    mmaemu_sgemm_options_init(&so);
+    so.accumulate = (mmaemu_accumulate)v;
+    expect_refused("mmaemu_sgemm_ex", "accumulate", v,
+                   mmaemu_sgemm_ex(h100, &so, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 4, 4, 4, 1.0f, fa, 4,
+                                   fb, 4, 0.0f, fc, 4));
+    so.policy = "nvfp4";
+    expect_refused("mmaemu_sgemm_ex", "accumulate", v,
+                   mmaemu_sgemm_ex(b200, &so, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 32, 32, 32, 1.0f, fa,
+                                   32, fb, 32, 0.0f, fc, 32));
+  }
   expect_refused("mmaemu_sgemm_block_scaled_acc", "accumulate", v,
                  mmaemu_sgemm_block_scaled_acc(b200, "mxfp8", (mmaemu_accumulate)v, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
                                                MMAEMU_NO_TRANS, 32, 32, 32, 1.0f, fa, 32, fb, 32, 0.0f, fc, 32));

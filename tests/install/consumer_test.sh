@@ -39,6 +39,11 @@ libdir=$(pkg-config --variable=libdir mmaemu)
 "$work/pc_c" | sed 's/^/pkg-config: /'
 "$work/pc_cxx" | sed 's/^/pkg-config: /'
 
+# The internal engine beside libmmaemu (its RUNPATH $ORIGIN), with no
+# development link: not for consumers to link (docs/building.md).
+[ -f "$prefix/lib/libmmaemu_engine.so.0" ] && [ ! -e "$prefix/lib/libmmaemu_engine.so" ]
+readelf -d "$prefix/lib/libmmaemu.so" | grep -q 'Library runpath: \[\$ORIGIN\]'
+
 # The installed tools and data.
 "$prefix/bin/mmaemu" models >/dev/null
 [ -d "$prefix/share/mmaemu/data/hwdata" ] && [ -d "$prefix/share/mmaemu/data/refdata" ]

@@ -10,7 +10,7 @@
          MMAEMU_ACC_INTO_C, alpha = beta = 1)
      octave_ref gemm MODEL POLICY OUT M N K ALPHA BETA SEED ACC FILE
          mmaemu_gemm on binary64 storage under the sgemm policy POLICY (or
-         fp64: the fp64 unit), ACC gpu-blas or accumulate-into-c
+         fp64: the fp64 unit), ACC a name of mmaemu_accumulate_parse
      octave_ref sgemm MODEL POLICY M N K SEED FILE
          fp32 operands, D = mmaemu_sgemm (what the shim gives sgemm_)
      octave_ref multiword MODEL IN P M N K SEED FILE
@@ -168,7 +168,10 @@ int main(int argc, char** argv) {
     else if (mmaemu_parse_policy(argv[3], &o)) die(argv[3]);
     o.output = format(argv[4]);
     o.a_storage = o.b_storage = o.c_storage = MMAEMU_FP64;
-    o.accumulate = !strcmp(argv[11], "accumulate-into-c") ? MMAEMU_ACC_INTO_C : MMAEMU_ACC_GPU_BLAS;
+    if (mmaemu_accumulate_parse(argv[11], &o.accumulate) != MMAEMU_OK) {
+      fprintf(stderr, "octave_ref: %s\n", mmaemu_last_error());
+      return 2;
+    }
     const int m = atoi(argv[5]), n = atoi(argv[6]), k = atoi(argv[7]);
     const double alpha = atof(argv[8]), beta = atof(argv[9]);
     g_state = strtoull(argv[10], NULL, 10);

@@ -106,13 +106,21 @@ for c = 1:rows(cases)
   end
 end
 
-% mmaemu_gemm: libmmaemu's semantics, both accumulations.
+% mmaemu_gemm: libmmaemu's semantics, every accumulate mode of the C API's
+% table (mmaemu_accumulate_name) and its other spelling of blas-into-c; the
+% modes mmaemu_gemm's help advertises are those.
+modes = strsplit(mmaemu_mex('accumulate_modes'), ',');
+advertised = regexp(get_help_text('mmaemu_gemm'), '''([a-z]+(?:-[a-z]+)+)''', 'tokens');
+advertised = unique(cellfun(@(t) t{1}, advertised, 'UniformOutput', false));
+ok = isequal(advertised, unique([modes, {'accumulate-into-c'}]));
+if ~ok, printf('FAILED: mmaemu_gemm''s help names %s; the table: %s\n', strjoin(advertised, ', '), strjoin(modes, ', ')); end
+passed = passed + ok; failed = failed + ~ok;
 gemm_cases = {'H100', 'fp16', 'fp32'; 'H100', 'binary16', 'fp16'; 'H100', 'bf16', 'fp32'; 'H100', 'tf32', 'fp32'; ...
               'H100', 'tensorfloat32:rna', 'fp32'; 'H100', 'fp8-e4m3', 'fp32'; 'B200', 'e5m2', 'fp16'; ...
               'MI300X', 'fp8', 'fp32'; 'MI300X', 'bf8', 'fp32'; 'MI300X', 'xf32', 'fp32'; 'MI250', 'fp32', 'fp32'; ...
               'A100', 'fp64', 'fp64'};
 for c = 1:rows(gemm_cases)
-  for acc = {'gpu-blas', 'accumulate-into-c'}
+  for acc = [modes, {'accumulate-into-c'}]
     [model, in, out] = gemm_cases{c, :};
     seed = seed + 1;
     what = sprintf('mmaemu_gemm(0.75, A, B, 1.5, C, ''%s'', ''%s'', ''%s'', ''%s''), seed %d', in, out, model, acc{1}, seed);
@@ -120,6 +128,10 @@ for c = 1:rows(gemm_cases)
     D = mmaemu_gemm(r.alpha, r.A, r.B, r.beta, r.C, in, out, model, acc{1});
     ok = same_bits(D, r.D, what);
     passed = passed + ok; failed = failed + ~ok;
+    if strcmp(acc{1}, 'accumulate-into-c')  % the other spelling of blas-into-c: its bits
+      ok = same_bits(D, mmaemu_gemm(r.alpha, r.A, r.B, r.beta, r.C, in, out, model, 'blas-into-c'), [what ' = blas-into-c']);
+      passed = passed + ok; failed = failed + ~ok;
+    end
   end
 end
 
@@ -145,7 +157,7 @@ checks = {
   @() H100TC(1, A, B, 0, ones(3), 'fp16', 'fp32'), 'C is 3x3, but A*B is 4x2';
   @() H100TC(1, A, B, 0, 0), 'give the input format';
   @() mmaemu_gemm(1, A, B, 0, 0, 'fp16', 'fp32', 'H101'), 'unknown model ''H101''';
-  @() mmaemu_gemm(1, A, B, 0, 0, 'fp16', 'fp32', 'H100', 'into-c'), 'accumulate ''into-c'' (valid: gpu-blas, accumulate-into-c)';
+  @() mmaemu_gemm(1, A, B, 0, 0, 'fp16', 'fp32', 'H100', 'into-d'), 'unknown accumulate ''into-d'' (valid: gpu-blas, into-c, blas-into-c (accumulate-into-c = blas-into-c))';
   @() V100TC(1, A, B, 0, 0, 'fp64'), 'the output format ''fp64'' is not supported'};
 for i = 1:rows(checks)
   ok = refused(checks{i, 1}, checks{i, 2});
