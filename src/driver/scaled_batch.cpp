@@ -180,20 +180,18 @@ void pack_gst(const Call& x, const Call::Base* q, std::size_t s0, std::size_t st
     }
 }
 
-// Steps [s, e) of the chunk on the kernel.
+// Steps [s, e) of the chunk on the plan's step kernel (the one prototype).
 void run_kernel(const Call& x, const Panels& p, std::size_t s, std::size_t e, uint32_t* acc) {
   const Identity& id = identity();
-  const int steps = static_cast<int>(e - s);
-  if (x.plan.scaled == kernels::ScaledKernel::st) {
-    const std::size_t at = s * x.uk * L;
-    const kernels::StRowPanel a{id.one.data(), id.zero16.data(), id.zero32.data()};
-    const kernels::StLanePanel b{&p.val[at], &p.exp[at], &p.sexp[s * L]};
-    return kernels::simd_st_run16(x.plan.scaled_params, steps, a, b, acc);
-  }
-  const std::size_t at = s * x.uk * L, gt = s * x.groups * L, tt = s * x.bps * L;
-  const kernels::GstRowPanel a{id.one.data(), id.all.data(), id.one64.data(), id.zero32.data()};
-  const kernels::GstLanePanel b{&p.val[at], &p.nz[gt], &p.scale[tt], &p.sexp[tt]};
-  kernels::simd_gst_run16(x.plan.scaled_params, steps, a, b, acc);
+  const int steps = static_cast<int>(e - s), k = static_cast<int>(x.uk);
+  const bool gst = x.u.algo == ScaledAlgo::gst_fdpa;
+  const std::size_t at = s * x.uk * L, gt = s * x.groups * L, tt = s * (gst ? x.bps : 1) * L;
+  const kernels::RowPanel a{.val = id.one.data(), .sig = nullptr, .exp = nullptr, .exp16 = id.zero16.data(),
+                            .scale_exp = id.zero32.data(), .nz = id.all.data(), .scale = id.one64.data()};
+  const kernels::LanePanel b{.val = &p.val[at], .sig = nullptr, .exp = nullptr, .exp16 = gst ? nullptr : &p.exp[at],
+                             .scale_exp = &p.sexp[tt], .nz = gst ? &p.nz[gt] : nullptr,
+                             .scale = gst ? &p.scale[tt] : nullptr};
+  x.plan.kernel(x.plan.simd_params, {steps, k, k}, a, b, acc);
 }
 
 void simd_group(const Call& x, std::size_t q0, Panels& p) {
@@ -205,7 +203,7 @@ void simd_group(const Call& x, std::size_t q0, Panels& p) {
   const std::size_t steps = (x.b.k + x.uk - 1) / x.uk;
   for (std::size_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
     const std::size_t n = std::min(kChunkSteps, steps - s0);
-    if (x.plan.scaled == kernels::ScaledKernel::st) pack_st(x, o, s0, n, p);
+    if (x.u.algo != ScaledAlgo::gst_fdpa) pack_st(x, o, s0, n, p);
     else pack_gst(x, o, s0, n, p);
     steps_with_fallback(
         0, n, acc, [&](std::size_t s) { return p.special[s] != 0; }, [&](std::size_t s) { return p.special[s]; },

@@ -41,7 +41,7 @@ constexpr std::size_t kGroup = 16;  // GST: products summed exactly per group
 struct ScaledPanel {
   std::size_t kp = 0, nbc = 0;
   std::vector<uint8_t> codes, scales;  // vector v: codes[v*kp + l], scales[v*nbc + t]
-  std::vector<float> val;              // T/ST: values; GST: doubled values (StRowPanel, GstRowPanel: val2)
+  std::vector<float> val;              // T/ST: values; GST: doubled values (kernels/scaled_simd.h)
   std::vector<int16_t> exp;            // T/ST: alignment exponents (B: in pairs, StLanePanel)
   std::vector<int32_t> sexp;           // T/ST: per step; GST: per scale block
   std::vector<uint32_t> nz;            // GST: per group
@@ -54,6 +54,11 @@ using Chunk = NestChunk<ScaledPanel>;
 template <typename T>
 void grow(std::vector<T>& v, std::size_t n) {
   if (v.size() < n) v.resize(n);
+}
+// v's element i, or null where the kind does not use v (empty).
+template <typename T>
+const T* at(const std::vector<T>& v, std::size_t i) {
+  return v.empty() ? nullptr : v.data() + i;
 }
 
 // Element (line, l) of op(X) in storage (A's lines are rows, B's columns;
@@ -214,8 +219,9 @@ struct ScaledKind {
       if (special) flag(s);
     }
   }
-  // Entries of sexp per vector: per step (T/ST) or per scale block (GST).
-  std::size_t per_sexp(const Chunk& ch) const { return gst ? ch.steps * bps : ch.steps; }
+  // Entries of sexp per step (T/ST: one; GST: one per scale block), per vector.
+  std::size_t sexp_per_step() const { return gst ? bps : 1; }
+  std::size_t per_sexp(const Chunk& ch) const { return ch.steps * sexp_per_step(); }
 
   // Sizes p for `vectors` vectors (B: 16 per group) of the chunk.
   void shape(const Chunk& ch, std::size_t vectors, std::size_t flags, ScaledPanel& p) const {
@@ -285,22 +291,20 @@ struct ScaledKind {
     }
   }
 
-  // Steps [s, s + count) of row r against lane group gg on the SIMD kernel.
+  // Steps [s, s + count) of row r against lane group gg on the plan's
+  // step kernel (the one prototype: the panels carry every field).
   void run_simd(const Chunk& ch, const ScaledPanel& a, std::size_t r, std::size_t gg, std::size_t s,
                 std::size_t count, uint32_t* acc) const {
     const ScaledPanel& b = ch.b;
-    const int steps = static_cast<int>(count);
     const std::size_t ea = r * ch.kp + s * step, eb = (gg * ch.kp + s * step) * L, sx = per_sexp(ch);
-    if (!gst) {
-      const kernels::StRowPanel pa{&a.val[ea], &a.exp[ea], &a.sexp[r * sx + s]};
-      const kernels::StLanePanel pb{&b.val[eb], &b.exp[eb], &b.sexp[(gg * sx + s) * L]};
-      return kernels::simd_st_run16(g.plan.scaled_params, steps, pa, pb, acc);
-    }
     const std::size_t ga = (r * ch.steps + s) * groups, gb = (gg * ch.steps + s) * groups * L;
-    const std::size_t ta = r * sx + s * bps, tb = (gg * sx + s * bps) * L;
-    const kernels::GstRowPanel pa{&a.val[ea], &a.nz[ga], &a.scale[ta], &a.sexp[ta]};
-    const kernels::GstLanePanel pb{&b.val[eb], &b.nz[gb], &b.scale[tb], &b.sexp[tb]};
-    kernels::simd_gst_run16(g.plan.scaled_params, steps, pa, pb, acc);
+    const std::size_t ta = r * sx + s * sexp_per_step(), tb = (gg * sx + s * sexp_per_step()) * L;
+    const kernels::RowPanel pa{.val = &a.val[ea], .sig = nullptr, .exp = nullptr, .exp16 = at(a.exp, ea),
+                               .scale_exp = &a.sexp[ta], .nz = at(a.nz, ga), .scale = at(a.scale, ta)};
+    const kernels::LanePanel pb{.val = &b.val[eb], .sig = nullptr, .exp = nullptr, .exp16 = at(b.exp, eb),
+                                .scale_exp = &b.sexp[tb], .nz = at(b.nz, gb), .scale = at(b.scale, tb)};
+    const int steps = static_cast<int>(count);
+    g.plan.kernel(g.plan.simd_params, {steps, static_cast<int>(step), static_cast<int>(step)}, pa, pb, acc);
   }
 
   // Step s of row r against column `col` of the chunk's B on the reference

@@ -166,6 +166,8 @@ StepKernel kernel_of(SimdKind kind) {
     case SimdKind::late: return simd_late_run16;
     case SimdKind::pairwise: return simd_pairwise_run16;
     case SimdKind::interleaved: return simd_interleaved_run16;
+    case SimdKind::st: return simd_st_run16;
+    case SimdKind::gst: return simd_gst_run16;
   }
   return nullptr;
 }
@@ -221,8 +223,12 @@ KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
   else if (misfit) k.why = misfit;
   if (*k.why) return k;
   k.simd = true;
-  k.scaled = gst ? ScaledKernel::gst : ScaledKernel::st;
-  k.scaled_params = {u.frac, u.e_zero, u.k, u.block, u.round == Round::rne};
+  k.simd_params.kind = gst ? SimdKind::gst : SimdKind::st;
+  k.kernel = kernel_of(k.simd_params.kind);
+  k.simd_params.frac = u.frac;
+  k.simd_params.floor = u.e_zero;
+  k.simd_params.block = u.block;
+  k.simd_params.rz = u.round != Round::rne;
   k.name = "simd";
   return k;
 }

@@ -136,17 +136,18 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
     CHECK(p.simd);
     CHECK(std::string(p.name) == "simd");
     CHECK(std::string(p.why).empty());
-    CHECK((p.scaled == (u.algo == ScaledAlgo::gst_fdpa ? kernels::ScaledKernel::gst : kernels::ScaledKernel::st)));
-    CHECK(p.scaled_params.frac == u.frac);
-    CHECK(p.scaled_params.e_zero == u.e_zero);
-    CHECK(p.scaled_params.k == u.k);
-    CHECK(p.scaled_params.block == u.block);
-    CHECK(p.scaled_params.rne == (u.round == Round::rne));
+    const bool gst = u.algo == ScaledAlgo::gst_fdpa;
+    CHECK((p.kernel == (gst ? kernels::simd_gst_run16 : kernels::simd_st_run16)));
+    CHECK((p.simd_params.kind == (gst ? kernels::SimdKind::gst : kernels::SimdKind::st)));
+    CHECK(p.simd_params.frac == u.frac);
+    CHECK(p.simd_params.floor == u.e_zero);
+    CHECK(p.simd_params.block == u.block);
+    CHECK(p.simd_params.rz == (u.round != Round::rne));
     const kernels::KernelPlan r = kernels::plan(u, {true, false}), s = kernels::plan(u, {false, true});
     for (const kernels::KernelPlan& q : {r, s}) {
       CHECK(q.macro == kernels::Macro::scaled);
       CHECK(!q.simd);
-      CHECK((q.scaled == kernels::ScaledKernel::reference));
+      CHECK((q.kernel == nullptr));
       CHECK(std::string(q.name) == "reference");
     }
     CHECK(std::string(r.why) == "the use_reference option");
@@ -157,7 +158,7 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
     change(u);
     const kernels::KernelPlan p = kernels::plan(u);
     CHECK(!p.simd);
-    CHECK((p.scaled == kernels::ScaledKernel::reference));
+    CHECK((p.kernel == nullptr));
     CHECK(std::string(p.name) == "reference");
     return std::string(p.why);
   };
