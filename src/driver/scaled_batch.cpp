@@ -8,7 +8,7 @@
 // an identity row (value 1, exponents 0, every element nonzero, scale 1)
 // give the kernel's bits for 16 independent operand pairs. Steps with a
 // NaN/Inf element or a NaN scale run on the reference for their lanes,
-// as in the GEMM (driver/scaled_gemm.cpp).
+// as in the GEMM (driver/scaled_gemm.cpp, the steps nest's plug-in).
 #include "driver/scaled_batch.h"
 
 #include <algorithm>
