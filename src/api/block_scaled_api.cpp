@@ -17,7 +17,7 @@
 #include "api/gemm_args.h"
 #include "api/model_of.h"
 #include "driver/gemm.h"
-#include "driver/scaled_batch.h"
+#include "driver/batch.h"
 #include "driver/scaled_decode.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"

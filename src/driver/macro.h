@@ -66,7 +66,7 @@ struct ScaledCall : MacroArgs {
 };
 
 /// Block-scaled units: ref::scaled_gemm's bits on the steps loop nest with
-/// the block-scaled plug-in (scaled_gemm.cpp).
+/// the block-scaled plug-in (scaled_kind.cpp).
 void run_scaled_macro(const ScaledCall& g);
 /// Throws std::invalid_argument for what run_scaled_macro cannot take (spec.scaled
 /// set): a GemmSpec field it does not read set (row, input_round,

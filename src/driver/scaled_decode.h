@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled engines' decoding of element and scale codes, once per
 // code (the same decode() and docs/block-scaled.md §1.3 split as the
-// reference): what the SIMD kernels of kernels/scaled_simd.h read. Shared
-// by the GEMM (scaled_gemm.cpp) and the batched instructions
-// (scaled_batch.cpp). And the sgemm policies' quantiser of fp32 operands.
+// reference): what the SIMD kernels of kernels/scaled_simd.h read, for the
+// block-scaled kind's plug-ins (scaled_kind.cpp: the GEMM's and the batched
+// instructions'). And the sgemm policies' quantiser of fp32 operands.
 #pragma once
 
 #include <array>

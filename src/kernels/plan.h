@@ -29,7 +29,7 @@
 // special-value fallback, docs/kernels.md); the driver does that.
 //
 // A block-scaled or narrow-format unit (models/scaled_units.h) runs the
-// steps loop nest with the block-scaled plug-in (driver/scaled_gemm.cpp):
+// steps loop nest with the block-scaled plug-in (driver/scaled_kind.cpp):
 // with fp32 results on the SIMD kernels of kernels/scaled_simd.h, in the one
 // StepKernel prototype (T-FDPA and ST-FDPA: simd_st_run16; GST-FDPA:
 // simd_gst_run16) inside their envelopes, on the reference
