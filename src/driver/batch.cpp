@@ -199,7 +199,7 @@ void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std:
   for (std::size_t q = q0; q < q1; ++q) {
     gather_codes(x, A, B, q, 0, x.p.k, a.data(), b.data());
     uint64_t d;
-    if (x.use_reference || (!x.plan.step && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
+    if (x.use_reference || (x.plan.step == kernels::ScalarKernel::none && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
     else if (x.plan.fp64) d = kernels::fp64_chain(x.row, x.p.k, a.data(), b.data(), first_acc(x, q));
     else d = fast_dot(x.row, x.plan.step, x.p.k, a.data(), b.data(), load_out(x, q));
     store_out(x, q, d);
@@ -361,7 +361,7 @@ void scalar_step(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::si
       kernels::pack_element(x.row, a[l], sa[l], ea[l]);
       kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
-    acc[j] = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
+    acc[j] = kernels::scalar_step(x.plan.step, x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
   }
 }
 
@@ -501,7 +501,7 @@ double exact_lane_block(const Call& x, Codes<T> A, Codes<T> B, std::size_t q, st
       kernels::pack_element(x.row, a[l], sa[l], ea[l]);
       kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
-    d = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, cb);
+    d = kernels::scalar_step(x.plan.step, x.row, static_cast<int>(len), sa, ea, sb, eb, cb);
   }
   return static_cast<double>(std::bit_cast<float>(d));
 }
@@ -629,7 +629,7 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
   const kernels::KernelPlan plan = kernels::plan(row, {o.use_reference, o.simd_off});
   const Engine e = engine_of(plan, 1, step_k(row));
   if (e != Engine::scalar) return kEngineNames[static_cast<int>(e)];
-  return plan.fp64 ? "fp64" : plan.step ? "scalar" : "reference";
+  return plan.fp64 ? "fp64" : plan.step != kernels::ScalarKernel::none ? "scalar" : "reference";
 }
 
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o) {

@@ -38,7 +38,7 @@ void scalar_step(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::s
   const std::size_t lb = s * ch.step, len = std::min(ch.step, ch.kc - lb);
   for (std::size_t q = 0; q < lanes; ++q) {
     const std::size_t w = w0 + q;
-    acc[q] = g.plan.step(g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + lb), a.exp.data() + (v * ch.kp + lb),
+    acc[q] = kernels::scalar_step(g.plan.step, g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + lb), a.exp.data() + (v * ch.kp + lb),
                          b.sig.data() + (w * ch.kp + lb), b.exp.data() + (w * ch.kp + lb), acc[q]);
   }
 }
@@ -137,8 +137,8 @@ void scalar_row(const GemmCall& g, const StepsChunk& ch, const Panel& a, std::si
     uint64_t acc = acc32[w];
     for (std::size_t s = s0; s < s1; ++s) {
       const std::size_t l = s * ch.step, len = std::min(ch.step, ch.kc - l);
-      if (g.plan.step && !a.special[v * ch.steps + s] && !b.special[w * ch.steps + s])
-        acc = g.plan.step(g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l),
+      if (g.plan.step != kernels::ScalarKernel::none && !a.special[v * ch.steps + s] && !b.special[w * ch.steps + s])
+        acc = kernels::scalar_step(g.plan.step, g.row, static_cast<int>(len), a.sig.data() + (v * ch.kp + l), a.exp.data() + (v * ch.kp + l),
                           b.sig.data() + (w * ch.kp + l), b.exp.data() + (w * ch.kp + l), static_cast<uint32_t>(acc));
       else
         acc = ref::step(g.row, len, ab + l, bb + l, acc);

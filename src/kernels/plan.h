@@ -63,9 +63,10 @@ struct PlanOptions {
 
 struct KernelPlan {
   Macro macro = Macro::steps;
-  /// steps: the scalar step kernel (null: the reference runs every step);
+  /// steps: the scalar step kernel (none: the reference runs every step);
   /// exact: the scalar kernel for lanes the SIMD kernel cannot sum exactly.
-  StepFn step = nullptr;
+  /// Data: kernels::scalar_step runs it.
+  ScalarKernel step = ScalarKernel::none;
   /// steps, scaled: run the SIMD step kernel `kernel` (16 lanes);
   /// otherwise the scalar loop (scaled: the reference).
   bool simd = false;
