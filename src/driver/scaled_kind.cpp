@@ -99,7 +99,7 @@ struct ScaledKind {
   bool gst, simd;
   std::size_t step, block, kc_unit, bps, groups, nb;  // nb: scale blocks of the GEMM's k
   std::size_t nc_cap;  // ScaledSpec::block_bytes: of B's chunk per N panel (k chunks of kKTarget)
-  bool slices_ok;      // B's lane groups packed in slices of k (no scale shared by two slices)
+  bool slices_ok;      // B's lane groups packed in slices of k (slices of whole scale blocks)
   uint8_t neutral;
   ElementTable eta, etb;
   ScaleTable stab;
@@ -111,7 +111,7 @@ struct ScaledKind {
         groups(u.group ? step / static_cast<std::size_t>(u.group) : 0), nb(block ? call.k / block : 0),
         nc_cap(call.spec.block_bytes ? std::max(kNestLanes, call.spec.block_bytes / (panel_bytes * nest::kKTarget))
                                      : 0),
-        slices_ok(block <= step), neutral(neutral_scale(u.scale)),
+        slices_ok(block == 0 || step % block == 0), neutral(neutral_scale(u.scale)),
         eta(element_table(call.A.storage, u.subnormals, gst)), etb(element_table(call.B.storage, u.subnormals, gst)),
         stab(scale_table(u.scale)) {}
 
