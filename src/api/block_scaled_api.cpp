@@ -4,7 +4,6 @@
 // reads the operands where they are, in their CBLAS layouts: driver::Operand).
 // Every exception stops here.
 #include <algorithm>
-#include <bit>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
@@ -16,15 +15,14 @@
 #include "api/enum_args.h"
 #include "api/gemm_args.h"
 #include "api/model_of.h"
-#include "driver/gemm.h"
 #include "driver/batch.h"
+#include "driver/gemm.h"
 #include "driver/scaled_decode.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_policies.h"
 #include "models/scaled_units.h"
-#include "ref/block_scaled.h"
 
 namespace {
 
@@ -253,28 +251,27 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     const ScaledUnit u = resolve(model, desc);
     const Fmt out = scaled_output(u, output);
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
-    const size_t M = u.m, N = u.n_min, K = u.k, KB = u.block ? K / u.block : 0;
+    const size_t M = u.m, N = u.n_min, K = u.k;
     const bool packed = desc->fp4_packed != 0;
     const CodeMatrix a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
     const CodeMatrix b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
-    std::vector<uint8_t> ar(K), bc(K), sb(KB);
-    std::vector<uint64_t> d(M * N);
+    // One tile on the batched engine: the codes checked (element by
+    // element, A's row i then B's columns), B unpacked along k.
+    std::vector<uint8_t> ac(M * K), bc(K * N);
     for (size_t i = 0; i < M; ++i) {
-      for (size_t l = 0; l < K; ++l) ar[l] = a.code(i, l);
-      for (size_t j = 0; j < N; ++j) {
-        for (size_t l = 0; l < K; ++l) bc[l] = b.code(l, j);
-        for (size_t t = 0; t < KB; ++t) sb[t] = SB[t * N + j];
-        const uint64_t c = out == Fmt::fp32 ? std::bit_cast<uint32_t>(static_cast<const float*>(C)[i * N + j])
-                                            : static_cast<const uint16_t*>(C)[i * N + j];
-        d[i * N + j] = ref::scaled_instruction(
-            u, out, {fmt_of(desc->a_format), fmt_of(desc->b_format), ar.data(), bc.data(),
-                     u.block ? SA + i * KB : nullptr, u.block ? sb.data() : nullptr, c});
-      }
+      for (size_t l = 0; l < K; ++l) ac[i * K + l] = a.code(i, l);
+      if (i == 0)
+        for (size_t j = 0; j < N; ++j)
+          for (size_t l = 0; l < K; ++l) bc[l * N + j] = b.code(l, j);
     }
-    for (size_t i = 0; i < M * N; ++i) {  // C and D may alias: written last
-      if (out == Fmt::fp32) static_cast<float*>(D)[i] = std::bit_cast<float>(static_cast<uint32_t>(d[i]));
-      else static_cast<uint16_t*>(D)[i] = static_cast<uint16_t>(d[i]);
-    }
+    driver::ScaledBatch t;
+    t.unit = &u;
+    t.fa = fmt_of(desc->a_format), t.fb = fmt_of(desc->b_format), t.out = out;
+    t.count = 1, t.m = M, t.n = N, t.k = K;
+    t.A = ac.data(), t.B = bc.data();
+    t.SA = u.block ? SA : nullptr, t.SB = u.block ? SB : nullptr;
+    t.C = C, t.D = D;
+    driver::run_scaled_batch(t, 1);
     return MMAEMU_OK;
   });
 }
