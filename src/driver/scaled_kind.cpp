@@ -46,7 +46,7 @@ struct ScaledPanel {
   std::size_t kp = 0, nbc = 0;
   std::vector<uint8_t> codes, scales;  // vector v: codes[v*kp + l], scales[v*nbc + t]
   std::vector<float> val;              // T/ST: values; GST: doubled values (kernels/scaled_simd.h)
-  std::vector<int16_t> exp;            // T/ST: alignment exponents (B: in pairs, StLanePanel)
+  std::vector<int16_t> exp;            // T/ST: alignment exponents (B: in pairs, LanePanel::exp16)
   std::vector<int32_t> sexp;           // T/ST: per step; GST: per scale block
   std::vector<uint32_t> nz;            // GST: per group
   std::vector<double> scale;           // GST: per scale block
@@ -412,7 +412,6 @@ float operand_amax(const Operand& X, std::size_t rows, std::size_t cols, int thr
   return amax;
 }
 
-
 // ---------------------------------------------------------------------------
 // Batched instructions (batch.h, ScaledBatch; docs/batch.md) on the batched
 // engine's loop (batch_engine.h). The kernels read a product only through
@@ -427,7 +426,6 @@ float operand_amax(const Operand& X, std::size_t rows, std::size_t cols, int thr
 namespace {
 namespace sbatch {
 
-constexpr std::size_t L = kernels::kScaledLanes;
 constexpr std::size_t kGroupsPerTask = 16;  // 256 output elements per task
 constexpr std::size_t kMaxStepK = 64;       // plan()'s largest block-scaled k
 constexpr std::size_t kChunkSteps = 16;     // instructions per panel chunk
