@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled part of the C API (include/mmaemu/mmaemu.h): argument
 // checks, then the GEMM through the one driver entry (driver::gemm, which
-// reads the operands in their CBLAS layouts through driver/scaled_source.h).
+// reads the operands where they are, in their CBLAS layouts: driver::Operand).
 // Every exception stops here.
 #include <algorithm>
-#include <bit>
 #include <climits>
 #include <cmath>
 #include <stdexcept>
@@ -16,15 +15,14 @@
 #include "api/enum_args.h"
 #include "api/gemm_args.h"
 #include "api/model_of.h"
+#include "driver/batch.h"
 #include "driver/gemm.h"
-#include "driver/scaled_batch.h"
-#include "driver/scaled_source.h"
+#include "driver/scaled_decode.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_policies.h"
 #include "models/scaled_units.h"
-#include "ref/block_scaled.h"
 
 namespace {
 
@@ -89,14 +87,18 @@ struct CodeMatrix {
   Fmt fmt;
   const char* name;
 
+  // Offset of op(X)(r, c) in the stored matrix.
+  size_t at(size_t r, size_t c) const {
+    if (trans) std::swap(r, c);
+    return row_major ? r * ld + c : c * ld + r;
+  }
   uint8_t code(size_t r, size_t c) const {
-    const driver::Strided at{data, ld, row_major, trans};
     uint8_t v;
     if (packed) {
       const size_t kk = k_is_col ? c : r;
-      v = (data[at.at(k_is_col ? r : kk / 2, k_is_col ? kk / 2 : c)] >> (4 * (kk & 1))) & 0xF;
+      v = (data[at(k_is_col ? r : kk / 2, k_is_col ? kk / 2 : c)] >> (4 * (kk & 1))) & 0xF;
     } else {
-      v = data[at.at(r, c)];
+      v = data[at(r, c)];
     }
     if (v >> info(fmt).width)
       throw std::invalid_argument(std::string(name) + "(" + std::to_string(r) + ", " + std::to_string(c) +
@@ -122,7 +124,7 @@ void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t 
 }
 
 // C (fp32, in place, in the caller's layout) through driver::gemm, the
-// operands read through their lines. The chain starts from beta*C under
+// operands read where they are. The chain starts from beta*C under
 // BLAS_INTO_C only where the unit's result needs no scaling, alpha_eff =
 // RNE32(alpha*g_a*g_b) = 1; the block-scaled units all read their
 // accumulator.
@@ -219,14 +221,13 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     }
     const Fmt fa = fmt_of(desc->a_format), fb = fmt_of(desc->b_format);
     // Every code checked before C is touched; then the driver reads the
-    // operands where they are (driver/scaled_source.h).
+    // operands where they are (driver::Operand, in the CBLAS layout's
+    // row-major view, as mmaemu_gemm's).
     check_codes(CodeMatrix{A, static_cast<size_t>(lda), row, at, packed, true, fa, "A"}, M, K);
     check_codes(CodeMatrix{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"}, N, K);
-    const driver::StridedCodes a({A, static_cast<size_t>(lda), row, at}, {SA, static_cast<size_t>(ldsa), row, at},
-                                 true, packed, K, KB);
-    const driver::StridedCodes b({B, static_cast<size_t>(ldb), row, bt}, {SB, static_cast<size_t>(ldsb), row, bt},
-                                 false, packed, K, KB);
-    run_gemm(u, *desc, layout, M, N, K, alpha, {fa, nullptr, 0, false, &a}, {fb, nullptr, 0, false, &b}, beta, C, ldc);
+    const driver::Operand a{fa, A, lda, at, u.block ? SA : nullptr, ldsa, packed};
+    const driver::Operand b{fb, B, ldb, bt, u.block ? SB : nullptr, ldsb, packed};
+    run_gemm(u, *desc, layout, M, N, K, alpha, a, b, beta, C, ldc);
     return MMAEMU_OK;
   });
 }
@@ -250,28 +251,27 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     const ScaledUnit u = resolve(model, desc);
     const Fmt out = scaled_output(u, output);
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
-    const size_t M = u.m, N = u.n_min, K = u.k, KB = u.block ? K / u.block : 0;
+    const size_t M = u.m, N = u.n_min, K = u.k;
     const bool packed = desc->fp4_packed != 0;
     const CodeMatrix a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
     const CodeMatrix b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
-    std::vector<uint8_t> ar(K), bc(K), sb(KB);
-    std::vector<uint64_t> d(M * N);
+    // One tile on the batched engine: the codes checked (element by
+    // element, A's row i then B's columns), B unpacked along k.
+    std::vector<uint8_t> ac(M * K), bc(K * N);
     for (size_t i = 0; i < M; ++i) {
-      for (size_t l = 0; l < K; ++l) ar[l] = a.code(i, l);
-      for (size_t j = 0; j < N; ++j) {
-        for (size_t l = 0; l < K; ++l) bc[l] = b.code(l, j);
-        for (size_t t = 0; t < KB; ++t) sb[t] = SB[t * N + j];
-        const uint64_t c = out == Fmt::fp32 ? std::bit_cast<uint32_t>(static_cast<const float*>(C)[i * N + j])
-                                            : static_cast<const uint16_t*>(C)[i * N + j];
-        d[i * N + j] = ref::scaled_instruction(
-            u, out, {fmt_of(desc->a_format), fmt_of(desc->b_format), ar.data(), bc.data(),
-                     u.block ? SA + i * KB : nullptr, u.block ? sb.data() : nullptr, c});
-      }
+      for (size_t l = 0; l < K; ++l) ac[i * K + l] = a.code(i, l);
+      if (i == 0)
+        for (size_t j = 0; j < N; ++j)
+          for (size_t l = 0; l < K; ++l) bc[l * N + j] = b.code(l, j);
     }
-    for (size_t i = 0; i < M * N; ++i) {  // C and D may alias: written last
-      if (out == Fmt::fp32) static_cast<float*>(D)[i] = std::bit_cast<float>(static_cast<uint32_t>(d[i]));
-      else static_cast<uint16_t*>(D)[i] = static_cast<uint16_t>(d[i]);
-    }
+    driver::ScaledBatch t;
+    t.unit = &u;
+    t.fa = fmt_of(desc->a_format), t.fb = fmt_of(desc->b_format), t.out = out;
+    t.count = 1, t.m = M, t.n = N, t.k = K;
+    t.A = ac.data(), t.B = bc.data();
+    t.SA = u.block ? SA : nullptr, t.SB = u.block ? SB : nullptr;
+    t.C = C, t.D = D;
+    driver::run_scaled_batch(t, 1);
     return MMAEMU_OK;
   });
 }
@@ -393,23 +393,24 @@ int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy,
     require(M * N == 0 || K == 0 || (A && B), "null A or B");
     require(M * N == 0 || C, "null C");
     if (M == 0 || N == 0) return MMAEMU_OK;
-    // op(A)'s rows and op(B)'s columns quantised a panel at a time where
-    // they are (driver/scaled_source.h). k is padded with zeros to a whole
-    // block (a zero leaves every block's amax, so its scale, as quantising
-    // the short block would); NVFP4's tensor scales come from one read of
-    // each operand first (zeros leave amax alone).
-    const driver::Strided sa{A, static_cast<size_t>(lda), row, at}, sb{B, static_cast<size_t>(ldb), row, bt};
-    driver::LineQuantiser qa{fmt_of(desc.a_format), bs, desc.scale_format == MMAEMU_UE4M3, 1.0f}, qb = qa;
+    // op(A)'s rows and op(B)'s columns quantised a chunk at a time where
+    // they are (driver/scaled_decode.h, LineQuantiser). k is padded with
+    // zeros to a whole block (a zero leaves every block's amax, so its
+    // scale, as quantising the short block would); NVFP4's tensor scales
+    // come from one read of each operand first (zeros leave amax alone).
+    driver::LineQuantiser qa{fmt_of(desc.a_format), bs, desc.scale_format == MMAEMU_UE4M3, 1.0f, K}, qb = qa;
+    driver::Operand a{qa.element, A, lda, at, nullptr, 0, false, &qa}, b{qb.element, B, ldb, bt, nullptr, 0, false, &qb};
     if (qa.nvfp4 && K > 0) {
       const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
-      const Nvfp4Global ga = nvfp4_global_of_amax(driver::operand_amax(sa, M, K, threads));
-      const Nvfp4Global gb = nvfp4_global_of_amax(driver::operand_amax(sb, K, N, threads));
+      // (the row-major view of a column-major op(X) is op(X)^T: the same elements)
+      const Nvfp4Global ga = nvfp4_global_of_amax(row ? driver::operand_amax(a, M, K, threads)
+                                                      : driver::operand_amax(a, K, M, threads));
+      const Nvfp4Global gb = nvfp4_global_of_amax(row ? driver::operand_amax(b, K, N, threads)
+                                                      : driver::operand_amax(b, N, K, threads));
       qa.encode = ga.encode, desc.a_global_scale = ga.decode;
       qb.encode = gb.encode, desc.b_global_scale = gb.decode;
     }
-    const driver::QuantisedLines a(sa, true, K, KP, qa), b(sb, false, K, KP, qb);
-    run_gemm(u, desc, layout, M, N, KP, alpha, {qa.element, nullptr, 0, false, &a}, {qb.element, nullptr, 0, false, &b},
-             beta, C, ldc);
+    run_gemm(u, desc, layout, M, N, KP, alpha, a, b, beta, C, ldc);
     return MMAEMU_OK;
   });
 }

@@ -27,6 +27,7 @@
 
 #include "hwy/base.h"
 
+#include "driver/batch_engine.h"
 #include "driver/fast_dot.h"
 #include "driver/gemm.h"
 #include "driver/pack.h"
@@ -198,7 +199,7 @@ void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std:
   for (std::size_t q = q0; q < q1; ++q) {
     gather_codes(x, A, B, q, 0, x.p.k, a.data(), b.data());
     uint64_t d;
-    if (x.use_reference || (!x.plan.step && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
+    if (x.use_reference || (x.plan.step == kernels::ScalarKernel::none && !x.plan.fp64)) d = ref::dot(x.row, x.p.k, a.data(), b.data(), load_out(x, q));
     else if (x.plan.fp64) d = kernels::fp64_chain(x.row, x.p.k, a.data(), b.data(), first_acc(x, q));
     else d = fast_dot(x.row, x.plan.step, x.p.k, a.data(), b.data(), load_out(x, q));
     store_out(x, q, d);
@@ -208,10 +209,7 @@ void scalar_elements(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, std:
 // ---------------------------------------------------------------------------
 // 16 elements on a SIMD step kernel: the product panel of one k chunk.
 
-struct Lanes {
-  std::size_t q[L];  // the lanes' output elements (a short group repeats its first)
-  std::size_t a[L], b[L];  // their operands' bases
-};
+using Lanes = BatchLanes;  // (batch_engine.h)
 
 struct ProductPanel {
   AlignedBuf<uint16_t> ca, cb;  // the SIMD packer's codes, position-major
@@ -363,7 +361,7 @@ void scalar_step(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::si
       kernels::pack_element(x.row, a[l], sa[l], ea[l]);
       kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
-    acc[j] = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
+    acc[j] = kernels::scalar_step(x.plan.step, x.row, static_cast<int>(len), sa, ea, sb, eb, acc[j]);
   }
 }
 
@@ -386,48 +384,7 @@ void simd_steps(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::siz
   }
 }
 
-// The chunk's steps: runs without NaN/Inf inputs in one kernel call; a step
-// with such inputs on the kernel, then its affected lanes on ref::step.
-template <typename T>
-void simd_chunk(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
-                const ProductPanel& pp, uint32_t* acc) {
-  steps_with_fallback(
-      0, pp.special.size(), acc, [&](std::size_t s) { return pp.special[s] != 0; },
-      [&](std::size_t s) { return pp.special[s]; },
-      [&](std::size_t s, std::size_t e) { simd_steps(x, A, B, ln, l0, kc, pp, s, e, acc); },
-      [&](std::size_t j, std::size_t s, uint32_t before) {
-        const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
-        uint64_t a[kernels::kMaxStep * 2], b[kernels::kMaxStep * 2];
-        gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
-        return static_cast<uint32_t>(ref::step(x.row, len, a, b, before));
-      });
-}
-
-// Lane j: element q0 + j, or q0 where the group is short. (Counters, not
-// divisions: the geometry's a_base/b_base once, then steps along q.)
-Lanes lanes_of(const Call& x, std::size_t q0) {
-  Lanes ln;
-  const Geometry& g = x.geo;
-  if (g.mn == 1 && q0 + L <= x.total) {  // dot products
-    for (std::size_t j = 0; j < L; ++j) ln.q[j] = q0 + j, ln.a[j] = ln.b[j] = (q0 + j) * g.k;
-    return ln;
-  }
-  std::size_t t = q0 / g.mn, i = q0 % g.mn / g.n, c = q0 % g.n;
-  for (std::size_t j = 0; j < L; ++j) {
-    if (q0 + j >= x.total) {
-      ln.q[j] = q0, ln.a[j] = ln.a[0], ln.b[j] = ln.b[0];
-      continue;
-    }
-    ln.q[j] = q0 + j;
-    ln.a[j] = t * g.m * g.k + i * g.k;
-    ln.b[j] = t * g.k * g.n + c;
-    if (++c == g.n) {
-      c = 0;
-      if (++i == g.m) i = 0, ++t;
-    }
-  }
-  return ln;
-}
+Lanes lanes_of(const Call& x, std::size_t q0) { return batch_lanes(x.geo.m, x.geo.n, x.geo.k, x.total, q0); }
 
 // The 16 lanes' first accumulators, and their results stored (fp32 or
 // fp16 bits; NaN as the unit's): the hot cases without the generic load.
@@ -452,18 +409,33 @@ void store_results(const Call& x, std::size_t q0, const uint32_t* acc) {
   for (std::size_t j = 0; j < n; ++j) store_out(x, q0 + j, acc[j]);
 }
 
+// The block-FMA rows' plug-in of the batched engine (batch_engine.h): the
+// products of A's and B's codes in container T.
 template <typename T>
-void simd_group(const Call& x, Codes<T> A, Codes<T> B, std::size_t q0, ProductPanel& pp) {
-  const Lanes ln = lanes_of(x, q0);
-  HWY_ALIGN_MAX uint32_t acc[L];
-  load_accumulators(x, ln, acc);
-  for (std::size_t l0 = 0; l0 < x.p.k; l0 += x.kp_chunk) {
-    const std::size_t kc = std::min(x.kp_chunk, x.p.k - l0);
+struct FmaBatch {
+  using Panel = ProductPanel;
+  const Call& x;
+  Codes<T> A, B;
+  std::size_t total, k, chunk, group_tasks = kGroupsPerTask;
+  bool simd = true;
+  Lanes lanes(std::size_t q0) const { return lanes_of(x, q0); }
+  void load(const Lanes& ln, uint32_t* acc) const { load_accumulators(x, ln, acc); }
+  void store(std::size_t q0, const uint32_t* acc) const { store_results(x, q0, acc); }
+  void pack(const Lanes& ln, std::size_t l0, std::size_t kc, ProductPanel& pp) const {
     pack_products(x, A, B, ln, l0, kc, pp);
-    simd_chunk(x, A, B, ln, l0, kc, pp, acc);
   }
-  store_results(x, q0, acc);
-}
+  void run(const Lanes& ln, std::size_t l0, std::size_t kc, const ProductPanel& pp, std::size_t s0, std::size_t s1,
+           uint32_t* acc) const {
+    simd_steps(x, A, B, ln, l0, kc, pp, s0, s1, acc);
+  }
+  uint32_t redo(const Lanes& ln, std::size_t l0, std::size_t kc, std::size_t j, std::size_t s, uint32_t before) const {
+    const std::size_t lb = s * x.step, len = std::min(x.step, kc - lb);
+    uint64_t a[kernels::kMaxStep * 2], b[kernels::kMaxStep * 2];
+    gather_codes(x, A, B, ln.q[j], l0 + lb, l0 + lb + len, a, b);
+    return static_cast<uint32_t>(ref::step(x.row, len, a, b, before));
+  }
+  void scalar(std::size_t q0, std::size_t q1) const { scalar_elements(x, A, B, q0, q1); }
+};
 
 // ---------------------------------------------------------------------------
 // 16 elements on the CDNA1 exact kernel.
@@ -529,7 +501,7 @@ double exact_lane_block(const Call& x, Codes<T> A, Codes<T> B, std::size_t q, st
       kernels::pack_element(x.row, a[l], sa[l], ea[l]);
       kernels::pack_element(x.row, b[l], sb[l], eb[l]);
     }
-    d = x.plan.step(x.row, static_cast<int>(len), sa, ea, sb, eb, cb);
+    d = kernels::scalar_step(x.plan.step, x.row, static_cast<int>(len), sa, ea, sb, eb, cb);
   }
   return static_cast<double>(std::bit_cast<float>(d));
 }
@@ -601,24 +573,51 @@ struct Task {
     const Codes<T> A{static_cast<const T*>(x.p.A)}, B{static_cast<const T*>(x.p.B)};
     const std::size_t q0 = t * kGroupsPerTask * L, q1 = std::min(x.total, q0 + kGroupsPerTask * L);
     if (k.engine == Engine::scalar) return scalar_elements(x, A, B, q0, q1);
-    if (k.engine == Engine::simd) {
-      const Scratch<ProductPanel> pp;
-      for (std::size_t q = q0; q < q1; q += L) simd_group(x, A, B, q, *pp);
-    } else {
-      const Scratch<ExactProducts> ep;
-      for (std::size_t q = q0; q < q1; q += L) exact_group(x, A, B, q, *ep);
-    }
+    const Scratch<ExactProducts> ep;
+    for (std::size_t q = q0; q < q1; q += L) exact_group(x, A, B, q, *ep);
   }
 };
 
+// The SIMD engine on the batched engine's loop (batch_engine.h); the exact
+// and scalar ones by tasks of their own.
 template <typename T>
 void run_tasks(const Call& x, Engine e, int threads) {
+  if (e == Engine::simd)
+    return run_batch_engine(FmaBatch<T>{x, {static_cast<const T*>(x.p.A)}, {static_cast<const T*>(x.p.B)}, x.total,
+                                        x.p.k, x.kp_chunk},
+                            threads);
   Task<T> task{&x, e};
   const std::size_t per = kGroupsPerTask * L;
   batch_parallel((x.total + per - 1) / per, threads, &Task<T>::run, &task);
 }
 
 }  // namespace
+
+// Lane j: element q0 + j, or q0 where the group is short. (Counters, not
+// divisions: the geometry's a_base/b_base once, then steps along q.)
+BatchLanes batch_lanes(std::size_t m, std::size_t n, std::size_t k, std::size_t total, std::size_t q0) {
+  BatchLanes ln;
+  const Geometry g{m, n, k, m * n};
+  if (g.mn == 1 && q0 + L <= total) {  // dot products
+    for (std::size_t j = 0; j < L; ++j) ln.q[j] = q0 + j, ln.a[j] = ln.b[j] = (q0 + j) * g.k;
+    return ln;
+  }
+  std::size_t t = q0 / g.mn, i = q0 % g.mn / g.n, c = q0 % g.n;
+  for (std::size_t j = 0; j < L; ++j) {
+    if (q0 + j >= total) {
+      ln.q[j] = q0, ln.a[j] = ln.a[0], ln.b[j] = ln.b[0];
+      continue;
+    }
+    ln.q[j] = q0 + j;
+    ln.a[j] = t * g.m * g.k + i * g.k;
+    ln.b[j] = t * g.k * g.n + c;
+    if (++c == g.n) {
+      c = 0;
+      if (++i == g.m) i = 0, ++t;
+    }
+  }
+  return ln;
+}
 
 void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std::size_t i), void* ctx) {
   // The pool runs every task under the kernels' floating-point environment.
@@ -630,7 +629,7 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
   const kernels::KernelPlan plan = kernels::plan(row, {o.use_reference, o.simd_off});
   const Engine e = engine_of(plan, 1, step_k(row));
   if (e != Engine::scalar) return kEngineNames[static_cast<int>(e)];
-  return plan.fp64 ? "fp64" : plan.step ? "scalar" : "reference";
+  return plan.fp64 ? "fp64" : plan.step != kernels::ScalarKernel::none ? "scalar" : "reference";
 }
 
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o) {

@@ -15,6 +15,7 @@
 #include "formats/format.h"
 #include "kernels/product_pack.h"
 #include "models/model.h"
+#include "models/scaled_units.h"
 
 namespace mmaemu::driver {
 
@@ -55,6 +56,32 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o = {});
 /// How the SIMD packer decodes the row's input codes (width 0: it does
 /// not; the scalar packer with decode_operand's fields runs instead).
 kernels::CodeDecode batch_code_decode(const ModelRow& row);
+
+/// `count` tiles of m x n outputs, k deep, of a block-scaled or
+/// narrow-format `unit`: A_t m x k element codes (one per byte), SA_t m x
+/// k/block scale codes, B_t k x n, SB_t k/block x n, C_t and D_t m x n
+/// values of `out` (float, or uint16_t fp16 bits), row-major and
+/// contiguous, tile t at t times each operand's size. Dot products are
+/// tiles with m = n = 1 (A and B then count x k). k a multiple of the block
+/// (any k without scales); the last instruction is padded with zero
+/// elements and neutral scales. C and D may alias.
+struct ScaledBatch {
+  const ScaledUnit* unit = nullptr;
+  Fmt fa = Fmt::e4m3, fb = Fmt::e4m3, out = Fmt::fp32;
+  std::size_t count = 0, m = 1, n = 1, k = 0;
+  const uint8_t* A = nullptr;
+  const uint8_t* SA = nullptr;
+  const uint8_t* B = nullptr;
+  const uint8_t* SB = nullptr;
+  const void* C = nullptr;
+  void* D = nullptr;
+};
+
+/// Every output element: ref::scaled_chain(unit, out, fa, fb, k, a, sa, b,
+/// sb, c), bit for bit, on the batched engine with the block-scaled
+/// plug-in (driver/scaled_kind.cpp). threads as the GEMM; use_reference:
+/// every element on the reference (tests).
+void run_scaled_batch(const ScaledBatch& b, int threads = 0, bool use_reference = false);
 
 /// The batched engine's one parallel loop: body(i) for i in [0, tasks) on
 /// thread_count(threads) threads (at most `tasks`), each thread holding the

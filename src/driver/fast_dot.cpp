@@ -24,10 +24,10 @@ struct StepOperands {
 
 }  // namespace
 
-uint64_t fast_dot(const ModelRow& row, kernels::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+uint64_t fast_dot(const ModelRow& row, kernels::ScalarKernel kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
                   uint64_t c) {
   kernels::FpEnvGuard env;
-  if (!kernel || kernels::decoding_of(row) == kernels::Decoding::real64) return ref::dot(row, k, a, b, c);
+  if (kernel == kernels::ScalarKernel::none || kernels::decoding_of(row) == kernels::Decoding::real64) return ref::dot(row, k, a, b, c);
   // As ref::dot: wgmma with scale-d = 0 does not read C.
   uint64_t d = row.ignores_c ? zero_bits(row.out, false) : c;
   const std::size_t step = step_k(row);
@@ -39,7 +39,7 @@ uint64_t fast_dot(const ModelRow& row, kernels::StepFn kernel, std::size_t k, co
     bool finite = true;
     for (std::size_t l = 0; l < len && finite; ++l)
       finite = kernels::pack_element(row, a[i + l], sa[l], ea[l]) && kernels::pack_element(row, b[i + l], sb[l], eb[l]);
-    d = finite ? kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(), static_cast<uint32_t>(d))
+    d = finite ? kernels::scalar_step(kernel, row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(), static_cast<uint32_t>(d))
                : ref::step(row, len, a + i, b + i, d);
   }
   return d;
@@ -52,7 +52,7 @@ uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const u
 void fast_dot_batch(const ModelRow& row, std::size_t count, std::size_t k, const uint64_t* a, const uint64_t* b,
                     const uint64_t* c, uint64_t* d, int threads) {
   constexpr std::size_t kBlock = 256;  // dot products per task
-  const kernels::StepFn kernel = kernels::plan(row).step;
+  const kernels::ScalarKernel kernel = kernels::plan(row).step;
   parallel_for(thread_count(threads), (count + kBlock - 1) / kBlock, Assign::blocks, [&](std::size_t t) {
     for (std::size_t s = t * kBlock; s < std::min(count, (t + 1) * kBlock); ++s)
       d[s] = fast_dot(row, kernel, k, a + s * k, b + s * k, c[s]);

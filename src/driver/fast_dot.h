@@ -17,7 +17,7 @@ namespace mmaemu::driver {
 uint64_t fast_dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b, uint64_t c);
 /// The same on the scalar step kernel of the row's plan (KernelPlan::step),
 /// made once by the caller for all its dot products.
-uint64_t fast_dot(const ModelRow& row, kernels::StepFn kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
+uint64_t fast_dot(const ModelRow& row, kernels::ScalarKernel kernel, std::size_t k, const uint64_t* a, const uint64_t* b,
                   uint64_t c);
 
 /// fast_dot for `count` samples: sample i has a[i*k ...], b[i*k ...], c[i];

@@ -20,26 +20,34 @@ struct KernelPlan;  // kernels/plan.h
 
 namespace mmaemu::driver {
 
-class ScaledSource;  // driver/scaled_source.h
+struct LineQuantiser;  // driver/scaled_decode.h
 
 /// A matrix operand in memory: element (i, j) of op(X) is at
-/// data + (trans ? j*ld + i : i*ld + j) elements (row-major view). A
-/// block-scaled GEMM reads op(A)'s rows or op(B)'s columns as codes of
-/// `storage` and their scales through `lines` instead (data, ld, trans unused).
+/// data + (trans ? j*ld + i : i*ld + j) elements (row-major view).
+/// A block-scaled GEMM's operand: `storage` is the element format, data
+/// its codes, one per byte or (fp4_packed) two e2m1 codes per byte along k,
+/// element 2i in the low nibble (op(A)(i, l) in byte (i, l/2) of the view,
+/// op(B)(l, j) in byte (l/2, j)); `scales` the scale codes of op(X), k/block
+/// of them along k, in the same view with leading dimension scale_ld. With
+/// `quantise`, data holds fp32 values instead, quantised as the sgemm
+/// policies do (docs/block-scaled.md, "Speed").
 struct Operand {
   Fmt storage;
   const void* data;
   std::ptrdiff_t ld;
   bool trans;
-  const ScaledSource* lines = nullptr;
+  const uint8_t* scales = nullptr;
+  std::ptrdiff_t scale_ld = 0;
+  bool fp4_packed = false;
+  const LineQuantiser* quantise = nullptr;
 };
 
 /// A block-scaled unit's GEMM (docs/block-scaled.md §4) in place of a
-/// block-FMA row: operands through Operand::lines, fp32 C.
+/// block-FMA row: block-scaled operands, fp32 C.
 struct ScaledSpec {
   const ScaledUnit* unit;
   float g_a = 1, g_b = 1;       // per-tensor decode scales, folded into alpha (§4.4)
-  std::size_t block_bytes = 0;  // of B's columns read and packed at a time; 0: 24 MiB (tests: smaller)
+  std::size_t block_bytes = 0;  // of B's chunk per N panel at most; 0: the steps nest's rule (tests: smaller)
 };
 
 struct GemmSpec {

@@ -55,22 +55,23 @@ struct GemmCall : MacroArgs {
 void run_chain_macro(const GemmCall& g);
 /// CDNA1 exact rows on the binary64 SIMD kernel (macro_exact.cpp).
 void run_exact_macro(const GemmCall& g);
-/// Every other row, step after step: SIMD, scalar or reference steps (macro_steps.cpp).
+/// Every other row, step after step: SIMD, scalar or reference steps (the
+/// steps loop nest, steps_nest.h, with the block-FMA plug-in of macro_steps.cpp).
 void run_steps_macro(const GemmCall& g);
 
-/// A block-scaled GEMM as its macro-kernel sees it: the unit in place of
-/// the row, operands through Operand::lines.
+/// A block-scaled GEMM as its plug-in sees it: the unit in place of the
+/// row, block-scaled operands (gemm.h, Operand).
 struct ScaledCall : MacroArgs {
   const ScaledSpec& spec;
 };
 
-/// Block-scaled units: ref::scaled_gemm's bits on the scaled SIMD kernels,
-/// operands read a panel at a time (scaled_gemm.cpp).
+/// Block-scaled units: ref::scaled_gemm's bits on the steps loop nest with
+/// the block-scaled plug-in (scaled_kind.cpp).
 void run_scaled_macro(const ScaledCall& g);
 /// Throws std::invalid_argument for what run_scaled_macro cannot take (spec.scaled
 /// set): a GemmSpec field it does not read set (row, input_round,
 /// input_overflow), k not a multiple of the scale block, element formats the
-/// unit does not take, operands without lines, C other than fp32.
+/// unit does not take, C other than fp32.
 void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
 
 /// A unit kind as the driver sees it (docs/kernels.md, "Adding a unit

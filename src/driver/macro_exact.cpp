@@ -52,7 +52,7 @@ double exact_lane_block(const GemmCall& g, const ExactChunk& ch, const ExactPane
       split_exact(av[l], man, sa[l], ea[l]);
       split_exact(bv[l * L], man, sb[l], eb[l]);
     }
-    d = g.plan.step(g.row, static_cast<int>(len), sa, ea, sb, eb, cb);
+    d = kernels::scalar_step(g.plan.step, g.row, static_cast<int>(len), sa, ea, sb, eb, cb);
   }
   return static_cast<double>(std::bit_cast<float>(d));
 }

@@ -14,16 +14,16 @@ namespace {
 
 // The scalar step kernel of the row's accumulation path, or null (the
 // reference runs every step).
-StepFn scalar_kernel(const ModelRow& row) {
-  if (decoding_of(row) == Decoding::real64) return nullptr;
-  if (step_k(row) > static_cast<std::size_t>(kMaxStep)) return nullptr;
+ScalarKernel scalar_kernel(const ModelRow& row) {
+  if (decoding_of(row) == Decoding::real64) return ScalarKernel::none;
+  if (step_k(row) > static_cast<std::size_t>(kMaxStep)) return ScalarKernel::none;
   switch (row.accum) {
-    case Accumulation::aligned: return row.product == ProductForm::fp32_rne ? nullptr : aligned_step;
-    case Accumulation::exact: return row.product == ProductForm::fp32_rne ? nullptr : exact_step;
-    case Accumulation::pairwise: return pairwise_step;
-    case Accumulation::fma_chain: return fma_step;
+    case Accumulation::aligned: return row.product == ProductForm::fp32_rne ? ScalarKernel::none : ScalarKernel::aligned;
+    case Accumulation::exact: return row.product == ProductForm::fp32_rne ? ScalarKernel::none : ScalarKernel::exact;
+    case Accumulation::pairwise: return ScalarKernel::pairwise;
+    case Accumulation::fma_chain: return ScalarKernel::fma;
   }
-  return nullptr;
+  return ScalarKernel::none;
 }
 
 const char* no_scalar_kernel(const ModelRow& row) {
@@ -166,6 +166,8 @@ StepKernel kernel_of(SimdKind kind) {
     case SimdKind::late: return simd_late_run16;
     case SimdKind::pairwise: return simd_pairwise_run16;
     case SimdKind::interleaved: return simd_interleaved_run16;
+    case SimdKind::st: return simd_st_run16;
+    case SimdKind::gst: return simd_gst_run16;
   }
   return nullptr;
 }
@@ -221,15 +223,19 @@ KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
   else if (misfit) k.why = misfit;
   if (*k.why) return k;
   k.simd = true;
-  k.scaled = gst ? ScaledKernel::gst : ScaledKernel::st;
-  k.scaled_params = {u.frac, u.e_zero, u.k, u.block, u.round == Round::rne};
+  k.simd_params.kind = gst ? SimdKind::gst : SimdKind::st;
+  k.kernel = kernel_of(k.simd_params.kind);
+  k.simd_params.frac = u.frac;
+  k.simd_params.floor = u.e_zero;
+  k.simd_params.block = u.block;
+  k.simd_params.rz = u.round != Round::rne;
   k.name = "simd";
   return k;
 }
 
 KernelPlan plan(const ModelRow& row, PlanOptions options) {
   KernelPlan k;
-  k.step = options.use_reference ? nullptr : scalar_kernel(row);
+  k.step = options.use_reference ? ScalarKernel::none : scalar_kernel(row);
   k.fp64 = decoding_of(row) == Decoding::real64;
   const bool simd_allowed = !options.use_reference && !options.simd_off;
   if (simd_allowed && !chain_misfit(row)) {
@@ -237,19 +243,20 @@ KernelPlan plan(const ModelRow& row, PlanOptions options) {
     k.name = "simd";
     return k;
   }
-  if (k.step && !options.simd_off && row.accum == Accumulation::exact && !exact_misfit(row)) {
+  const bool scalar = k.step != ScalarKernel::none;
+  if (scalar && !options.simd_off && row.accum == Accumulation::exact && !exact_misfit(row)) {
     k.macro = Macro::exact;
     k.name = "simd";
     return k;
   }
   k.macro = Macro::steps;
   const char* misfit = k.fp64 ? chain_misfit(row) : simd_misfit(row, k.simd_params);
-  k.simd = k.step && !options.simd_off && !misfit;
+  k.simd = scalar && !options.simd_off && !misfit;
   if (k.simd) k.kernel = kernel_of(k.simd_params.kind);
-  k.name = k.simd ? "simd" : k.fp64 ? "fp64" : k.step ? "scalar" : "reference";
+  k.name = k.simd ? "simd" : k.fp64 ? "fp64" : scalar ? "scalar" : "reference";
   if (options.use_reference) k.why = "the use_reference option";
   else if (options.simd_off && !k.fp64) k.why = "the simd_off option";
-  else if (!k.simd) k.why = k.step || k.fp64 ? misfit : no_scalar_kernel(row);
+  else if (!k.simd) k.why = scalar || k.fp64 ? misfit : no_scalar_kernel(row);
   return k;
 }
 

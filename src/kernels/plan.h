@@ -29,10 +29,11 @@
 // special-value fallback, docs/kernels.md); the driver does that.
 //
 // A block-scaled or narrow-format unit (models/scaled_units.h) runs the
-// block-scaled macro-kernel (driver/scaled_gemm.cpp): with fp32 results on
-// the SIMD kernels of kernels/scaled_simd.h (T-FDPA and ST-FDPA:
-// simd_st_run16; GST-FDPA: simd_gst_run16) inside their envelopes, on the
-// reference (ref/block_scaled.h) otherwise (docs/block-scaled.md, "Speed").
+// steps loop nest with the block-scaled plug-in (driver/scaled_kind.cpp):
+// with fp32 results on the SIMD kernels of kernels/scaled_simd.h, in the one
+// StepKernel prototype (T-FDPA and ST-FDPA: simd_st_run16; GST-FDPA:
+// simd_gst_run16) inside their envelopes, on the reference
+// (ref/block_scaled.h) otherwise (docs/block-scaled.md, "Speed").
 // Steps with NaN/Inf elements or NaN scales run on the reference whatever
 // the plan says.
 #pragma once
@@ -52,14 +53,7 @@ enum class Macro : uint8_t {
   steps,  // step after step per output element: SIMD (16 lanes), scalar or reference steps
   chain,  // register-blocked FMA-chain tiles (simd_chain_tile / simd_chain_tile64)
   exact,  // CDNA1 exact blocks in binary64 (simd_exact_run16)
-  scaled,  // a block-scaled unit's GEMM (driver/scaled_gemm.cpp): ScaledKernel per step
-};
-
-/// The step kernel of a block-scaled unit's GEMM.
-enum class ScaledKernel : uint8_t {
-  reference,  // ref::scaled_gemm's steps
-  st,         // simd_st_run16 (T-FDPA and ST-FDPA)
-  gst,        // simd_gst_run16
+  scaled,  // a block-scaled unit's GEMM: the steps nest with the block-scaled plug-in
 };
 
 struct PlanOptions {
@@ -69,21 +63,19 @@ struct PlanOptions {
 
 struct KernelPlan {
   Macro macro = Macro::steps;
-  /// steps: the scalar step kernel (null: the reference runs every step);
+  /// steps: the scalar step kernel (none: the reference runs every step);
   /// exact: the scalar kernel for lanes the SIMD kernel cannot sum exactly.
-  StepFn step = nullptr;
-  /// steps: run the SIMD step kernel `kernel` (16 lanes); otherwise the
-  /// scalar loop. scaled: a SIMD kernel (`scaled`) serves the unit.
+  /// Data: kernels::scalar_step runs it.
+  ScalarKernel step = ScalarKernel::none;
+  /// steps, scaled: run the SIMD step kernel `kernel` (16 lanes);
+  /// otherwise the scalar loop (scaled: the reference).
   bool simd = false;
-  /// steps with simd: the row's step kernel (the one prototype, simd.h),
-  /// called with simd_params; null otherwise.
+  /// steps and scaled with simd: the step kernel (the one prototype,
+  /// simd.h), called with simd_params; null otherwise.
   StepKernel kernel = nullptr;
   SimdParams simd_params{};
   /// steps with fp64 operands: the host binary64 FMA chain (fp64_chain).
   bool fp64 = false;
-  /// scaled: the step kernel and, off the reference, its parameters.
-  ScaledKernel scaled = ScaledKernel::reference;
-  ScaledSimdParams scaled_params{};
   /// "simd", "scalar", "fp64" (host binary64 FMAs) or "reference".
   const char* name = "reference";
   /// Why no SIMD kernel serves the row ("" when one does), e.g. "fp16

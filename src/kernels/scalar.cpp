@@ -4,6 +4,8 @@
 // decoding or generic rounding; tests/kernels checks bit identity.
 #include "kernels/scalar.h"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -434,6 +436,18 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
   sig = u.neg ? -static_cast<int32_t>(u.sig) : static_cast<int32_t>(u.sig);
   exp = u.exp + man;
   return true;
+}
+
+uint32_t scalar_step(ScalarKernel kernel, const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                     const int32_t* sb, const int32_t* eb, uint32_t c) {
+  switch (kernel) {
+    case ScalarKernel::aligned: return aligned_step(row, len, sa, ea, sb, eb, c);
+    case ScalarKernel::exact: return exact_step(row, len, sa, ea, sb, eb, c);
+    case ScalarKernel::pairwise: return pairwise_step(row, len, sa, ea, sb, eb, c);
+    case ScalarKernel::fma: return fma_step(row, len, sa, ea, sb, eb, c);
+    case ScalarKernel::none: break;
+  }
+  throw std::invalid_argument("scalar_step: no scalar kernel");
 }
 
 }  // namespace mmaemu::kernels

@@ -36,14 +36,23 @@ bool pack_element(const ModelRow& row, uint64_t bits, int32_t& sig, int32_t& exp
 /// on the interleaved HMMA path).
 int unit_man(const ModelRow& row);
 
-/// The fast step: c and the result are bits of row.out (fp32 or fp16).
-using StepFn = uint32_t (*)(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
-                            const int32_t* sb, const int32_t* eb, uint32_t c);
+/// The scalar step kernels, one per accumulation path, named as data:
+/// plan() puts the row's in KernelPlan::step, scalar_step() runs it (the
+/// one kernel-pointer type of kernels/ is simd.h's StepKernel).
+enum class ScalarKernel : uint8_t {
+  none,  // no scalar kernel: the reference runs every step
+  aligned,
+  exact,
+  pairwise,
+  fma,
+};
 
-/// The scalar step kernels, one per accumulation path (plan() picks one).
 /// Each returns exactly the bits of ref::step() for len <= kMaxStep
-/// operands none of which is NaN or Inf (docs/kernels.md).
+/// operands none of which is NaN or Inf (docs/kernels.md); c and the
+/// result are bits of row.out (fp32 or fp16). kernel is not none.
 inline constexpr int kMaxStep = 64;
+uint32_t scalar_step(ScalarKernel kernel, const ModelRow& row, int len, const int32_t* sa, const int32_t* ea,
+                     const int32_t* sb, const int32_t* eb, uint32_t c);
 uint32_t aligned_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea, const int32_t* sb,
                       const int32_t* eb, uint32_t c);
 uint32_t exact_step(const ModelRow& row, int len, const int32_t* sa, const int32_t* ea, const int32_t* sb,

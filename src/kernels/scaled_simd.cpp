@@ -108,7 +108,7 @@ HWY_INLINE VIH RoundToFp32(bool rne, VD x) {
 
 // c's term, the sum S = P + t_c and its rounding for the lanes at acc
 // (c in, d out); P: the other terms' exact sum, E: the lanes' E.
-HWY_INLINE void Finish(const ScaledSimdParams& p, VIH E, VD P, uint32_t* acc) {
+HWY_INLINE void Finish(const SimdParams& p, VIH E, VD P, uint32_t* acc) {
   const DD dd;
   const DIH di;
   int32_t* bits = reinterpret_cast<int32_t*>(acc);
@@ -117,7 +117,7 @@ HWY_INLINE void Finish(const ScaledSimdParams& p, VIH E, VD P, uint32_t* acc) {
   const VD c = hn::PromoteTo(dd, hn::BitCast(DFH(), hn::IfThenZeroElse(special, cb)));
   const VIH F = hn::Set(di, p.frac);
   const VD S = hn::Add(P, hn::Trunc(hn::Mul(c, Pow2(hn::Sub(F, E)))));
-  VIH d = RoundToFp32(p.rne, hn::Mul(S, Pow2(hn::Sub(E, F))));
+  VIH d = RoundToFp32(!p.rz, hn::Mul(S, Pow2(hn::Sub(E, F))));
   const VIH nan_or_c = hn::IfThenElse(hn::Gt(cabs, hn::Set(di, 0x7F800000)), hn::Set(di, 0x7FFFFFFF), cb);
   hn::StoreU(hn::IfThenElse(special, nan_or_c, d), di, bits);
 }
@@ -184,7 +184,7 @@ HWY_INLINE void MaxProductExp(DI di, int k, const int16_t* HWY_RESTRICT ae, cons
 #endif
 }
 
-void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT aval, const int16_t* HWY_RESTRICT aexp,
+void StRun16(const SimdParams& p, int k, int steps, const float* HWY_RESTRICT aval, const int16_t* HWY_RESTRICT aexp,
              const int32_t* HWY_RESTRICT ascale, const float* HWY_RESTRICT bval, const int16_t* HWY_RESTRICT bexp,
              const int32_t* HWY_RESTRICT bscale, uint32_t* HWY_RESTRICT acc) {
   const hn::ScalableTag<float> df;
@@ -192,7 +192,6 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
   using VF = hn::Vec<decltype(df)>;
   using VI = hn::Vec<decltype(di)>;
   constexpr std::size_t N = hn::MaxLanes(df), NV = L / N, ND = hn::MaxLanes(DD());
-  const int k = p.k;
   HWY_ALIGN int32_t even[L], odd[L], Ebuf[L];
   for (int s = 0; s < steps; ++s) {
     const std::size_t l0 = static_cast<std::size_t>(s) * k;
@@ -206,7 +205,7 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
     VF f[NV];
     for (std::size_t v = 0; v < NV; ++v) {
       const VI es = hn::Add(hn::Set(di, ascale[s]), hn::LoadU(di, bscale + s * L + v * N));
-      VI E = hn::Max(hn::Set(di, p.e_zero), hn::Add(M[v], es));
+      VI E = hn::Max(hn::Set(di, p.floor), hn::Add(M[v], es));
       E = hn::Max(E, CExponent(di, acc + v * N));
       hn::StoreU(E, di, Ebuf + v * N);
       const VI fe = hn::Min(hn::Max(hn::Add(hn::Sub(hn::Set(di, p.frac), E), es), hn::Set(di, -60)), hn::Set(di, 60));
@@ -236,7 +235,7 @@ void StRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT ava
   }
 }
 
-void GstRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT aval, const uint32_t* HWY_RESTRICT anz,
+void GstRun16(const SimdParams& p, int k, int steps, const float* HWY_RESTRICT aval, const uint32_t* HWY_RESTRICT anz,
               const double* HWY_RESTRICT ascale, const int32_t* HWY_RESTRICT aexp, const float* HWY_RESTRICT bval,
               const uint32_t* HWY_RESTRICT bnz, const double* HWY_RESTRICT bscale, const int32_t* HWY_RESTRICT bexp,
               uint32_t* HWY_RESTRICT acc) {
@@ -246,7 +245,7 @@ void GstRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT av
   using VI = hn::Vec<decltype(di)>;
   constexpr std::size_t N = hn::MaxLanes(df), NV = L / N, ND = hn::MaxLanes(DD());
   constexpr int kGroup = 16, kMaxGroups = 4;
-  const int groups = p.k / kGroup, blocks = p.k / p.block;
+  const int groups = k / kGroup, blocks = k / p.block;
   HWY_ALIGN float Q[kMaxGroups][L];
   HWY_ALIGN int32_t Ebuf[L];
   for (int s = 0; s < steps; ++s) {
@@ -264,7 +263,7 @@ void GstRun16(const ScaledSimdParams& p, int steps, const float* HWY_RESTRICT av
     // E: the scale exponents of the groups that are terms, c and the floor.
     const std::size_t t0 = static_cast<std::size_t>(s) * blocks, g0 = static_cast<std::size_t>(s) * groups;
     for (std::size_t v = 0; v < NV; ++v) {
-      VI E = hn::Max(hn::Set(di, p.e_zero), CExponent(di, acc + v * N));
+      VI E = hn::Max(hn::Set(di, p.floor), CExponent(di, acc + v * N));
       for (int g = 0; g < groups; ++g) {
         const std::size_t t = t0 + static_cast<std::size_t>(g * kGroup / p.block);
         const VI nz = hn::And(hn::Set(di, static_cast<int32_t>(anz[g0 + g])),
@@ -302,13 +301,22 @@ namespace kernels {
 HWY_EXPORT(StRun16);
 HWY_EXPORT(GstRun16);
 
-void simd_st_run16(const ScaledSimdParams& p, int steps, StRowPanel a, StLanePanel b, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(StRun16)(p, steps, a.val, a.exp, a.scale_exp, b.val, b.exp, b.scale_exp, acc);
+// The scaled kernels take one A row (docs/kernels.md, the prototype).
+void check_one_row(const RowPanel& a) {
+  if (a.rows != 1) throw std::invalid_argument("block-scaled step kernel: " + std::to_string(a.rows) + " A rows (1)");
 }
 
-void simd_gst_run16(const ScaledSimdParams& p, int steps, GstRowPanel a, GstLanePanel b, uint32_t* acc) {
-  HWY_DYNAMIC_DISPATCH(GstRun16)(p, steps, a.val2, a.nz, a.scale, a.scale_exp, b.val2, b.nz, b.scale, b.scale_exp,
-                                 acc);
+int simd_st_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  check_one_row(a);
+  HWY_DYNAMIC_DISPATCH(StRun16)(p, run.step, run.steps, a.val, a.exp16, a.scale_exp, b.val, b.exp16, b.scale_exp, acc);
+  return run.steps;
+}
+
+int simd_gst_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
+  check_one_row(a);
+  HWY_DYNAMIC_DISPATCH(GstRun16)(p, run.step, run.steps, a.val, a.nz, a.scale, a.scale_exp, b.val, b.nz, b.scale,
+                                 b.scale_exp, acc);
+  return run.steps;
 }
 
 }  // namespace kernels

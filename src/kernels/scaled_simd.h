@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/simd.h"
+
 namespace mmaemu::kernels {
 
 inline constexpr std::size_t kScaledLanes = 16;
@@ -19,58 +21,22 @@ inline constexpr std::size_t kScaledLanes = 16;
 /// below every e_zero that such a product or group never sets E.
 inline constexpr int32_t kScaledZeroExp = -4096;
 
-/// One unit's parameters (ScaledUnit, fp32 result).
-struct ScaledSimdParams {
-  int32_t frac;    // F: fraction bits of the alignment window
-  int32_t e_zero;  // alignment exponent of a zero term (a floor of E)
-  int32_t k;       // elements per instruction
-  int32_t block;   // GST: elements per scale
-  bool rne;        // final rounding RNE (else RZ)
-};
+/// The T/ST kernel (SimdKind::st) in the one step-kernel prototype
+/// (simd.h): run.steps instructions of run.step elements (even, <= 32; the
+/// last zero-padded, run.last_len unused), p.frac <= 25, p.floor the
+/// unit's e_zero, p.rz (else RNE). A's row: val[l] the element's value,
+/// exp16[l] its alignment exponent (docs/block-scaled.md §1.3; zero:
+/// kScaledZeroExp), scale_exp[s] the scale's exponent per step (T: 0); B's
+/// 16 columns lane-interleaved (LanePanel). One A row (a.rows = 1, else
+/// std::invalid_argument); does every step.
+int simd_st_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
-/// T/ST, A's row from the run's first element: val[l] the element's value,
-/// exp[l] its alignment exponent (docs/block-scaled.md §1.3; zero:
-/// kScaledZeroExp), scale_exp[s] the scale's exponent per step (T: 0).
-struct StRowPanel {
-  const float* val;
-  const int16_t* exp;
-  const int32_t* scale_exp;
-};
-/// T/ST, B's 16 columns, lane-interleaved: element l of lane j at
-/// val[l*16 + j]; exponents in pairs, element l of lane j at
-/// exp[(l/2)*32 + 2j + l%2] (one int32 lane holds a pair); the scale
-/// exponent of step s at scale_exp[s*16 + j].
-struct StLanePanel {
-  const float* val;
-  const int16_t* exp;
-  const int32_t* scale_exp;
-};
-
-/// `steps` consecutive instructions of p.k elements (p.k even, <= 32,
-/// p.frac <= 25). acc: c in, d out (fp32 bits).
-void simd_st_run16(const ScaledSimdParams& p, int steps, StRowPanel a, StLanePanel b, uint32_t* acc);
-
-/// GST, A's row from the run's first element: val2[l] = 2 * the e2m1 value
-/// (an integer), nz[s*G + g] bit i set when element i of group g of step s
-/// is nonzero (G = k/16 groups), scale[t] and scale_exp[t] the value and
-/// alignment exponent of block t's scale (zero scale: 0, kScaledZeroExp).
-struct GstRowPanel {
-  const float* val2;
-  const uint32_t* nz;
-  const double* scale;
-  const int32_t* scale_exp;
-};
-/// GST, B's 16 columns lane-interleaved: val2[l*16 + j],
-/// nz[(s*G + g)*16 + j], scale[t*16 + j], scale_exp[t*16 + j].
-struct GstLanePanel {
-  const float* val2;
-  const uint32_t* nz;
-  const double* scale;
-  const int32_t* scale_exp;
-};
-
-/// `steps` consecutive instructions (p.k a multiple of 16, <= 64; p.block
-/// a multiple of 16 dividing p.k; p.frac <= 40). acc as simd_st_run16.
-void simd_gst_run16(const ScaledSimdParams& p, int steps, GstRowPanel a, GstLanePanel b, uint32_t* acc);
+/// The GST kernel (SimdKind::gst): run.step a multiple of 16, <= 64;
+/// p.block a multiple of 16 dividing it; p.frac <= 40. A's row: val[l] =
+/// 2 * the e2m1 value (an integer), nz[s*G + g] bit i set when element i
+/// of group g of step s is nonzero (G = run.step/16 groups), scale[t] and
+/// scale_exp[t] the value and alignment exponent of block t's scale (zero
+/// scale: 0, kScaledZeroExp); B lane-interleaved. acc as simd_st_run16.
+int simd_gst_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 }  // namespace mmaemu::kernels

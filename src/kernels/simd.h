@@ -26,13 +26,15 @@ enum class SimdKind : uint8_t {
   late,         // CDNA3 late c with round-down
   pairwise,     // CDNA2 fp32 tree
   interleaved,  // HMMA fp8 path: two aligned sub-blocks from 0, then c by one RNE add
+  st,           // block-scaled T-FDPA and ST-FDPA (scaled_simd.h)
+  gst,          // block-scaled GST-FDPA (scaled_simd.h)
 };
 
 struct SimdParams {
   SimdKind kind;
   int32_t frac;       // F: alignment window fraction bits
   int32_t man2;       // fraction bits of a product's significand (2 * man)
-  int32_t floor;      // alignment exponent floor
+  int32_t floor;      // alignment exponent floor (st, gst: the unit's e_zero)
   bool rz;            // RZ (else RNE, or rd/ru)
   bool rd, ru;        // aligned, fp32 results: RD or RU (general path only)
   bool out16;         // aligned: fp16 results, RNE (acc holds fp16 bits)
@@ -48,6 +50,7 @@ struct SimdParams {
   bool odd_even;         // late: CDNA3 fp8 odd/even groups
   bool exact_zero_c;     // late: ModelRow::late_exact_zero_c
   int32_t cutoff;        // late: c dropped more than this many binades below (-1: never)
+  int32_t block;         // gst: elements per scale
 };
 
 /// A run of steps: `steps` consecutive blocks of `step` elements, the last
@@ -61,12 +64,19 @@ struct StepRun {
 /// [r*stride + l]. val: the unit's value as float; sig: the integer
 /// significand as float; exp: the decomposition exponent (pack_element).
 /// Pairwise rows: val is the operand as read (a flushed input: its zero); sig, exp unused.
+/// The block-scaled kernels (SimdKind st, gst; one row) read val (st:
+/// the element's value; gst: twice the e2m1 value) and the fields below
+/// (scaled_simd.h).
 struct RowPanel {
   const float* val;
   const float* sig;
   const int32_t* exp;
   int rows = 1;            // A rows in the call: 1 or kMaxRows
   std::size_t stride = 0;  // elements from one row to the next (rows > 1)
+  const int16_t* exp16 = nullptr;     // st: alignment exponents (docs/block-scaled.md §1.3)
+  const int32_t* scale_exp = nullptr; // st: per step; gst: per scale block
+  const uint32_t* nz = nullptr;       // gst: per group of 16, bit i: element i nonzero
+  const double* scale = nullptr;      // gst: the scale's value per block
 };
 
 /// The most A rows one step-kernel call covers: two independent chains per
@@ -86,6 +96,10 @@ struct LanePanel {
   const float* val;
   const float* sig;
   const int32_t* exp;
+  const int16_t* exp16 = nullptr;     // st: in pairs, element l of lane j at [(l/2)*32 + 2j + l%2]
+  const int32_t* scale_exp = nullptr; // st: [s*16 + j]; gst: [t*16 + j]
+  const uint32_t* nz = nullptr;       // gst: [g*16 + j]
+  const double* scale = nullptr;      // gst: [t*16 + j]
 };
 
 /// The one step-kernel prototype (docs/kernels.md, "The step-kernel

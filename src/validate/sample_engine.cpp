@@ -19,7 +19,7 @@ bool fp32_nan(uint32_t x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
 
 // Rows the engine runs on the step kernels (else: ref::dot, as fast_dot).
 bool has_step_kernel(const ModelRow& row) {
-  return kernels::plan(row).step && kernels::decoding_of(row) != kernels::Decoding::real64;
+  return kernels::plan(row).step != kernels::ScalarKernel::none && kernels::decoding_of(row) != kernels::Decoding::real64;
 }
 
 }  // namespace

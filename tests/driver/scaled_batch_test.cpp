@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Batched block-scaled instructions (driver/scaled_batch.h) equal single
+// Batched block-scaled instructions (driver/batch.h, run_scaled_batch) equal single
 // ones, bit for bit: stacks of tiles against ref::scaled_instruction (what
 // mmaemu_tile_block_scaled runs) and stacks of dot products of any k
 // against ref::scaled_chain, for every row of src/models/scaled_units.cpp,
@@ -14,7 +14,7 @@
 
 #include "common/engine_rows.h"
 #include "common/scaled_draw.h"
-#include "driver/scaled_batch.h"
+#include "driver/batch.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
 #include "models/scaled_units.h"

@@ -19,7 +19,6 @@
 #include "common/engine_rows.h"
 #include "common/scaled_draw.h"
 #include "driver/gemm.h"
-#include "driver/scaled_source.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
 #include "models/model.h"
@@ -48,10 +47,12 @@ std::string describe(const ScaledUnit& u, const Trial& t) {
 }
 
 // g on driver::gemm (C copied to D, then D in place), the operands read
-// through line sources, B's columns block_bytes at a time (0: the default).
+// where they are (A by rows, B by columns, k contiguous: op(B) transposed),
+// B's chunks block_bytes at a time (0: the default).
 std::vector<float> run_driver(const ref::ScaledGemm& g, int threads, std::size_t block_bytes) {
   const std::size_t nb = g.unit->block ? g.k / g.unit->block : 0;
-  const driver::CanonicalLines la(g.A, g.SA, g.k, nb), lb(g.B, g.SB, g.k, nb);
+  const auto k = static_cast<std::ptrdiff_t>(g.k), nbl = static_cast<std::ptrdiff_t>(nb);
+  const driver::Operand la{g.fa, g.A, k, false, g.SA, nbl}, lb{g.fb, g.B, k, true, g.SB, nbl};
   const driver::ScaledSpec scaled{g.unit, g.g_a, g.g_b, block_bytes};
   driver::GemmSpec spec;
   spec.scaled = &scaled;
@@ -59,7 +60,7 @@ std::vector<float> run_driver(const ref::ScaledGemm& g, int threads, std::size_t
   spec.threads = threads;
   spec.work_per_thread = 1;
   std::vector<float> D(g.C, g.C + g.m * g.n);
-  driver::gemm(spec, g.m, g.n, g.k, g.alpha, {g.fa, nullptr, 0, false, &la}, {g.fb, nullptr, 0, false, &lb}, g.beta,
+  driver::gemm(spec, g.m, g.n, g.k, g.alpha, la, lb, g.beta,
                Fmt::fp32, D.data(), static_cast<std::ptrdiff_t>(g.n));
   return D;
 }
@@ -147,12 +148,12 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
 TEST_CASE("every block-scaled row runs on the SIMD kernels, and use_reference reaches the reference") {
   for (const ScaledUnit& u : scaled_units()) {
     INFO(u.gpu << " " << u.instruction);
-    CHECK(kernels::plan(u).scaled != kernels::ScaledKernel::reference);
-    CHECK(kernels::plan(u, {true, false}).scaled == kernels::ScaledKernel::reference);
+    CHECK(kernels::plan(u).simd);
+    CHECK(!kernels::plan(u, {true, false}).simd);
   }
   ScaledUnit wide = scaled_units()[0];
   wide.frac = 30;  // outside the T/ST kernel's int32 bound: the reference serves it
-  CHECK(kernels::plan(wide).scaled == kernels::ScaledKernel::reference);
+  CHECK(!kernels::plan(wide).simd);
 }
 
 TEST_CASE("fast engine equals ref::scaled_gemm: every row, format pair, semantics, shapes, specials") {
@@ -167,6 +168,31 @@ TEST_CASE("fast engine equals ref::scaled_gemm on every compiled and supported S
     for (const ScaledUnit& u : units()) run_trials(u, static_cast<int>(8 * kScale), seed++, hwy::TargetName(target));
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST_CASE("the steps loop nest's paths: shared B over several k chunks, few columns with long k, private B") {
+  // Shapes that take each path of driver/steps_nest.h with 2 threads:
+  // more rows than a task with k over several chunks (B shared, N panels
+  // of 16 columns with block_bytes), at most 32 rows and one lane group
+  // with k beyond the few-columns chunk (B double buffered, packed in
+  // slices), and a short-wide product (private B).
+  uint64_t seed = kSeed + 77;
+  for (const ScaledUnit& u : scaled_units()) {
+    const bool gst = u.algo == ScaledAlgo::gst_fdpa;
+    const std::size_t kb = u.block ? static_cast<std::size_t>(u.block) : 32;
+    const std::size_t shapes[][3] = {{70, 40, kb * 41}, {9, 12, kb * 70}, {3, 150, kb * 19}};
+    for (const auto& s : shapes) {
+      Trial t{};
+      t.fa = gst ? Fmt::e2m1 : Fmt::e4m3;
+      t.fb = gst ? Fmt::e2m1 : Fmt::e3m2;
+      t.m = s[0], t.n = s[1], t.k = s[2];
+      t.mix = static_cast<Mix>(seed % 4);
+      t.acc = ref::ScaledAccumulate::gpu_blas;
+      t.threads = 2;
+      t.alpha = 1.0f, t.beta = 0.5f, t.g_a = 1.0f, t.g_b = 1.0f;
+      compare(u, t, seed++, "nest paths");
+    }
+  }
 }
 
 TEST_CASE("a row outside the kernels' envelope runs on the reference with the same bits") {
@@ -190,7 +216,7 @@ TEST_CASE("custom-key variants inside the envelopes (bs_frac, bs_e_zero, bs_roun
         u.round = (F + e_zero) % 2 ? Round::rne : Round::rz;
         INFO(u.gpu << " " << u.instruction << " F " << F << " e_zero " << e_zero);
         const bool inside = F <= (gst ? 40 : 25) && e_zero <= -126;
-        CHECK((kernels::plan(u).scaled != kernels::ScaledKernel::reference) == inside);
+        CHECK(kernels::plan(u).simd == inside);
         run_trials(u, 2, seed++, inside ? "custom variant (simd)" : "custom variant (reference)");
       }
     }
@@ -204,13 +230,13 @@ TEST_CASE("a block-scaled GEMM refuses the GemmSpec fields it does not read, nam
   const ScaledUnit& u = scaled_units()[1];  // B200 ST-FDPA, block 32
   const std::size_t k = 32;
   const std::vector<uint8_t> codes(k, 0x38), scales(1, 127);
-  const driver::CanonicalLines la(codes.data(), scales.data(), k, 1), lb(codes.data(), scales.data(), k, 1);
+  const driver::Operand la{Fmt::e4m3, codes.data(), k, false, scales.data(), 1};
+  const driver::Operand lb{Fmt::e4m3, codes.data(), k, true, scales.data(), 1};
   const driver::ScaledSpec scaled{&u};
   const ModelRow* row = &*std::find_if(rows().begin(), rows().end(), [](const ModelRow& r) { return r.in == Fmt::e4m3; });
   auto run = [&](const driver::GemmSpec& spec) {
     float d = 0;
-    driver::gemm(spec, 1, 1, k, 1.0, {Fmt::e4m3, nullptr, 0, false, &la}, {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0,
-                 Fmt::fp32, &d, 1);
+    driver::gemm(spec, 1, 1, k, 1.0, la, lb, 0.0, Fmt::fp32, &d, 1);
     return d;
   };
   driver::GemmSpec spec;
@@ -229,8 +255,7 @@ TEST_CASE("a block-scaled GEMM refuses the GemmSpec fields it does not read, nam
   bad = spec;
   bad.input_round = Round::rna;
   float d = 0;
-  CHECK_THROWS_AS(driver::gemm(bad, 0, 0, k, 1.0, {Fmt::e4m3, nullptr, 0, false, &la},
-                               {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0, Fmt::fp32, &d, 1),
+  CHECK_THROWS_AS(driver::gemm(bad, 0, 0, k, 1.0, la, lb, 0.0, Fmt::fp32, &d, 1),
                   std::invalid_argument);
 }
 
@@ -239,13 +264,13 @@ TEST_CASE("k not a multiple of the block: the one check, with the message the C 
   // is the C API's (tests/api/block_scaled_api_test.cpp).
   const ScaledUnit& u = scaled_units()[1];  // B200 ST-FDPA, block 32
   const std::vector<uint8_t> codes(48, 0x38), scales(2, 127);
-  const driver::CanonicalLines la(codes.data(), scales.data(), 48, 1), lb(codes.data(), scales.data(), 48, 1);
+  const driver::Operand la{Fmt::e4m3, codes.data(), 48, false, scales.data(), 1};
+  const driver::Operand lb{Fmt::e4m3, codes.data(), 48, true, scales.data(), 1};
   const driver::ScaledSpec scaled{&u};
   driver::GemmSpec spec;
   spec.scaled = &scaled;
   float d = 0;
-  CHECK_THROWS_WITH_AS(driver::gemm(spec, 1, 1, 48, 1.0, {Fmt::e4m3, nullptr, 0, false, &la},
-                                    {Fmt::e4m3, nullptr, 0, false, &lb}, 0.0, Fmt::fp32, &d, 1),
+  CHECK_THROWS_WITH_AS(driver::gemm(spec, 1, 1, 48, 1.0, la, lb, 0.0, Fmt::fp32, &d, 1),
                        "k = 48 is not a multiple of block_size 32", std::invalid_argument);
   CHECK(d == 0.0f);
 }

@@ -49,8 +49,8 @@ TEST_CASE("fast rounding equals round_pack on every exponent, mode and precision
 TEST_CASE("fast step kernels equal ref::step for every row") {
   std::size_t total = 0;
   for (const auto& [name, row] : all_rows()) {
-    const kernels::StepFn kernel = kernels::plan(row).step;
-    if (!kernel) continue;  // reported by `mmaemu models`; the driver uses ref::step
+    const kernels::ScalarKernel kernel = kernels::plan(row).step;
+    if (kernel == kernels::ScalarKernel::none) continue;  // reported by `mmaemu models`; the driver uses ref::step
     Gen g(kSeed ^ std::hash<std::string>{}(name));
     const std::size_t step = ref::step_k(row);
     std::vector<uint64_t> a(step), b(step);
@@ -74,7 +74,7 @@ TEST_CASE("fast step kernels equal ref::step for every row") {
       const uint64_t c = g.bits(row.out, narrow, centre_a + centre_b - info(row.in).bias +
                                                    info(row.out).bias - (t % 3 == 0 ? 20 : 0));
       const uint64_t want = ref::step(row, len, a.data(), b.data(), c);
-      const uint32_t got = kernel(row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(),
+      const uint32_t got = kernels::scalar_step(kernel, row, static_cast<int>(len), sa.data(), ea.data(), sb.data(), eb.data(),
                                   static_cast<uint32_t>(c));
       ++ran;
       if (got != want && ++mism <= 3) {
@@ -101,7 +101,7 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
     CHECK(std::string(kernels::kernel_name(row)) == p.name);
     // The reference option leaves no kernel; simd_off no SIMD kernel.
     const kernels::KernelPlan r = kernels::plan(row, {true, false});
-    CHECK((r.step == nullptr));
+    CHECK((r.step == kernels::ScalarKernel::none));
     CHECK(r.macro == kernels::Macro::steps);
     CHECK(!r.simd);
     const kernels::KernelPlan s = kernels::plan(row, {false, true});
@@ -109,9 +109,9 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
     CHECK(s.macro != kernels::Macro::chain);
     CHECK((s.step == p.step));
     // A SIMD step kernel always has its scalar kernel (the hand-back path).
-    if (p.simd) CHECK((p.step != nullptr));
-    if (p.macro == kernels::Macro::exact) CHECK((p.step != nullptr));
-    if (p.fp64) CHECK((p.step == nullptr));
+    if (p.simd) CHECK((p.step != kernels::ScalarKernel::none));
+    if (p.macro == kernels::Macro::exact) CHECK((p.step != kernels::ScalarKernel::none));
+    if (p.fp64) CHECK((p.step == kernels::ScalarKernel::none));
     simd += p.simd || p.macro != kernels::Macro::steps;
     // why: empty exactly where a SIMD kernel (steps, chain tiles or the
     // exact kernel) serves the row.
@@ -131,22 +131,23 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
     INFO(u.gpu << " " << u.instruction);
     const kernels::KernelPlan p = kernels::plan(u);
     CHECK(p.macro == kernels::Macro::scaled);
-    CHECK((p.step == nullptr));
+    CHECK((p.step == kernels::ScalarKernel::none));
     // Every unit of the table is inside an envelope: T/ST on simd_st_run16, GST on simd_gst_run16.
     CHECK(p.simd);
     CHECK(std::string(p.name) == "simd");
     CHECK(std::string(p.why).empty());
-    CHECK((p.scaled == (u.algo == ScaledAlgo::gst_fdpa ? kernels::ScaledKernel::gst : kernels::ScaledKernel::st)));
-    CHECK(p.scaled_params.frac == u.frac);
-    CHECK(p.scaled_params.e_zero == u.e_zero);
-    CHECK(p.scaled_params.k == u.k);
-    CHECK(p.scaled_params.block == u.block);
-    CHECK(p.scaled_params.rne == (u.round == Round::rne));
+    const bool gst = u.algo == ScaledAlgo::gst_fdpa;
+    CHECK((p.kernel == (gst ? kernels::simd_gst_run16 : kernels::simd_st_run16)));
+    CHECK((p.simd_params.kind == (gst ? kernels::SimdKind::gst : kernels::SimdKind::st)));
+    CHECK(p.simd_params.frac == u.frac);
+    CHECK(p.simd_params.floor == u.e_zero);
+    CHECK(p.simd_params.block == u.block);
+    CHECK(p.simd_params.rz == (u.round != Round::rne));
     const kernels::KernelPlan r = kernels::plan(u, {true, false}), s = kernels::plan(u, {false, true});
     for (const kernels::KernelPlan& q : {r, s}) {
       CHECK(q.macro == kernels::Macro::scaled);
       CHECK(!q.simd);
-      CHECK((q.scaled == kernels::ScaledKernel::reference));
+      CHECK((q.kernel == nullptr));
       CHECK(std::string(q.name) == "reference");
     }
     CHECK(std::string(r.why) == "the use_reference option");
@@ -157,7 +158,7 @@ TEST_CASE("plan(): block-scaled units, why empty exactly on the SIMD kernels, th
     change(u);
     const kernels::KernelPlan p = kernels::plan(u);
     CHECK(!p.simd);
-    CHECK((p.scaled == kernels::ScaledKernel::reference));
+    CHECK((p.kernel == nullptr));
     CHECK(std::string(p.name) == "reference");
     return std::string(p.why);
   };

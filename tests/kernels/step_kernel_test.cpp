@@ -208,6 +208,8 @@ const char* kind_name(kernels::SimdKind k) {
     case kernels::SimdKind::late: return "late";
     case kernels::SimdKind::pairwise: return "pairwise";
     case kernels::SimdKind::interleaved: return "interleaved";
+    case kernels::SimdKind::st: return "st";
+    case kernels::SimdKind::gst: return "gst";
   }
   return "?";
 }
