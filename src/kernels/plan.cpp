@@ -22,6 +22,7 @@ StepFn scalar_kernel(const ModelRow& row) {
     case Accumulation::exact: return row.product == ProductForm::fp32_rne ? nullptr : exact_step;
     case Accumulation::pairwise: return pairwise_step;
     case Accumulation::fma_chain: return fma_step;
+    case Accumulation::integer: return nullptr;  // no integer kernel yet (docs/models.md, Integer units)
   }
   return nullptr;
 }
