@@ -71,6 +71,27 @@ void print_scaled_units(const std::vector<Model>& models) {
                   scaled_fields::read_params(u).c_str());
 }
 
+// The integer units (Model::integer): the scalar reference runs them; the
+// GEMM engine, its kernel plan and the C API take them in a later step.
+// Indented like the section of rows without a SIMD kernel, so that a line
+// starting with a model's name is still one of its GEMM rows.
+void print_integer_units(const std::vector<Model>& models) {
+  bool any = false;
+  for (const Model& m : models) any |= !m.integer.empty();
+  if (!any) return;
+  std::printf("\nInteger units (docs/models.md, Integer units; the scalar reference runs them, no GEMM engine path "
+              "yet; no hardware data):\n  %-11s %-28s %-9s %-5s %-11s %-7s %s\n", "model", "instruction", "A x B", "out",
+              "m x n x k", "default", "parameters its accumulation path reads");
+  for (const Model& m : models)
+    for (const ModelRow& r : m.integer) {
+      char shape[40], ab[24];
+      std::snprintf(shape, sizeof shape, "%dx%dx%d", r.m, r.n, r.k);
+      std::snprintf(ab, sizeof ab, "%sx%s", info(r.in).name, info(r.in_b).name);
+      std::printf("  %-11s %-28s %-9s %-5s %-11s %-7s %s\n", m.name.c_str(), r.instr, ab, info(r.out).name, shape,
+                  r.gemm_default ? "yes" : "no", fields::read_params(r).c_str());
+    }
+}
+
 int cmd_models(const std::vector<std::string>& args) {
   if (!args.empty() && args[0].rfind("--", 0) == 0) return cmd_model_fields(args);
   std::vector<Model> models;
@@ -93,6 +114,7 @@ int cmd_models(const std::vector<std::string>& args) {
     }
   }
   print_scaled_units(models);
+  print_integer_units(models);
   std::printf("\nThe parameters are the custom: keys (mmaemu models --keys); kernel: the GEMM engine's path "
               "(simd: Highway, dispatched here to %s; scalar: fast scalar kernel; fp64: host binary64 FMAs).\n"
               "Aliases:",

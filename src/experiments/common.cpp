@@ -75,6 +75,12 @@ double parse_double(const std::string& option, const std::string& text) {
 
 Fmt parse_format(const std::string& option, const std::string& text) {
   if (auto f = parse_fmt(text)) return *f;
+  // The integer units run on the scalar reference only, not yet through the
+  // GEMM engine these commands drive (docs/models.md §11).
+  if (parse_int_fmt(text))
+    throw UsageError("--" + option + ": unknown format '" + text + "' here: integer formats are not yet "
+                     "available to GEMM commands (the integer units run on the scalar reference only; "
+                     "docs/models.md §11)");
   std::string names;
   for (int i = 0; i < kFmtCount; ++i) names += std::string(i ? ", " : "") + info(static_cast<Fmt>(i)).name;
   throw UsageError("--" + option + ": unknown format '" + text + "' (valid: " + names +

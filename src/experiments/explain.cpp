@@ -158,6 +158,7 @@ uint64_t explain_step(Stepper& s, const uint64_t* a, const uint64_t* b, uint64_t
     case Accumulation::exact: return exact_step(s, a, b, c);
     case Accumulation::pairwise: return pairwise_step(s, a, b, c);
     case Accumulation::fma_chain: return fma_step(s, a, b, c);
+    case Accumulation::integer: break;  // not explained: Model::integer rows never reach here
   }
   return 0;
 }

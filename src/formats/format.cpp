@@ -12,7 +12,7 @@ namespace mmaemu {
 namespace {
 
 // One row per format; indexed by Fmt.
-constexpr std::array<FormatInfo, kFmtCount> kFormats = {{
+constexpr std::array<FormatInfo, kAllFmtCount> kFormats = {{
     //  id              name        width exp man bias shift specials
     {Fmt::fp64, "fp64", 64, 11, 52, 1023, 0, Specials::ieee},
     {Fmt::fp32, "fp32", 32, 8, 23, 127, 0, Specials::ieee},
@@ -28,6 +28,12 @@ constexpr std::array<FormatInfo, kFmtCount> kFormats = {{
     {Fmt::e2m1, "e2m1", 4, 2, 1, 1, 0, Specials::finite},
     {Fmt::ue8m0, "ue8m0", 8, 8, 0, 127, 0, Specials::ue8m0},
     {Fmt::ue4m3, "ue4m3", 8, 4, 3, 7, 0, Specials::ue4m3},
+    // Integers: man_bits = the magnitude bits of the largest value.
+    {Fmt::s8, "s8", 8, 0, 7, 0, 0, Specials::finite, IntKind::twos_complement},
+    {Fmt::u8, "u8", 8, 0, 8, 0, 0, Specials::finite, IntKind::unsigned_binary},
+    {Fmt::s4, "s4", 4, 0, 3, 0, 0, Specials::finite, IntKind::twos_complement},
+    {Fmt::u4, "u4", 4, 0, 4, 0, 0, Specials::finite, IntKind::unsigned_binary},
+    {Fmt::s32, "s32", 32, 0, 31, 0, 0, Specials::finite, IntKind::twos_complement},
 }};
 
 struct Alias {
@@ -49,6 +55,10 @@ constexpr Alias kAliases[] = {
     {"fp4", Fmt::e2m1},          {"fp4-e2m1", Fmt::e2m1},     {"ue8m0", Fmt::ue8m0},
     {"e8m0", Fmt::ue8m0},        {"ue4m3", Fmt::ue4m3},
 };
+constexpr Alias kIntAliases[] = {
+    {"s8", Fmt::s8},   {"int8", Fmt::s8},   {"u8", Fmt::u8},    {"uint8", Fmt::u8},  {"s4", Fmt::s4},
+    {"int4", Fmt::s4}, {"u4", Fmt::u4},     {"uint4", Fmt::u4}, {"s32", Fmt::s32},   {"int32", Fmt::s32},
+};
 
 constexpr uint64_t mask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
@@ -64,18 +74,37 @@ uint64_t pack(const FormatInfo& fi, bool neg, uint64_t biased_exp, uint64_t frac
 
 const FormatInfo& info(Fmt f) { return kFormats[static_cast<int>(f)]; }
 
-std::optional<Fmt> parse_fmt(std::string_view name) {
+namespace {
+template <std::size_t N>
+std::optional<Fmt> parse_in(const Alias (&aliases)[N], std::string_view name) {
   std::string low;
   for (char ch : name) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  for (const Alias& a : kAliases)
+  for (const Alias& a : aliases)
     if (low == a.name) return a.fmt;
   return std::nullopt;
+}
+}  // namespace
+
+std::optional<Fmt> parse_fmt(std::string_view name) { return parse_in(kAliases, name); }
+
+std::optional<Fmt> parse_int_fmt(std::string_view name) { return parse_in(kIntAliases, name); }
+
+int64_t int_value(Fmt f, uint64_t bits) {
+  const FormatInfo& fi = info(f);
+  assert(fi.is_integer());
+  const uint64_t code = bits & mask(fi.width);
+  const bool neg = fi.integer == IntKind::twos_complement && ((code >> (fi.width - 1)) & 1);
+  return neg ? static_cast<int64_t>(code) - static_cast<int64_t>(1ull << fi.width) : static_cast<int64_t>(code);
 }
 
 // ---------------------------------------------------------------------------
 
 Unpacked decode(Fmt f, uint64_t bits) {
   const FormatInfo& fi = info(f);
+  if (fi.is_integer()) {
+    const int64_t v = int_value(f, bits);
+    return {v == 0 ? Class::zero : Class::finite, v < 0, 0, static_cast<uint64_t>(v < 0 ? -v : v)};
+  }
   bits &= mask(fi.width);
   if (fi.specials == Specials::ue8m0)  // 8 exponent bits, no sign, no zero
     return bits == 0xFF ? Unpacked{Class::nan, false, 0, 0}

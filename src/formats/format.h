@@ -34,8 +34,21 @@ enum class Fmt : uint8_t {
   e2m1,      // OCP FP4 E2M1: every code finite, max 6
   ue8m0,     // OCP MX scale E8M0: 2^(code-127), 0xFF NaN, no sign, no zero
   ue4m3,     // NVFP4 scale: an e4m3 code whose sign bit is ignored
+  // The integer formats of the integer matrix units (docs/models.md,
+  // "Integer units"): binary integers, no exponent, no specials, one code per
+  // uint64_t in the low bits (int4 storage packs two per byte, int4_packing.h).
+  s8,   // two's complement, 8 bits
+  u8,   // unsigned, 8 bits
+  s4,   // two's complement, 4 bits
+  u4,   // unsigned, 4 bits
+  s32,  // two's complement, 32 bits: the accumulator and result
 };
+/// The floating-point and scale formats, numbered as the C API's
+/// mmaemu_format names them (include/mmaemu/mmaemu.h). The integer formats
+/// follow them; the C API does not name them yet.
 inline constexpr int kFmtCount = 14;
+/// Every format, the integer ones included.
+inline constexpr int kAllFmtCount = 19;
 
 /// How a format encodes Inf and NaN.
 enum class Specials : uint8_t {
@@ -66,6 +79,13 @@ enum class Overflow : uint8_t {
   saturate,  // +-max finite (CUDA __NV_SATFINITE)
 };
 
+/// Whether a format is a binary integer, and how its sign is coded.
+enum class IntKind : uint8_t {
+  none,             // a floating-point or scale format
+  twos_complement,  // s8, s4, s32
+  unsigned_binary,  // u8, u4
+};
+
 struct FormatInfo {
   Fmt id;
   const char* name;  // canonical lower-case name
@@ -74,8 +94,10 @@ struct FormatInfo {
   int man_bits;  // fraction bits
   int bias;
   int frac_shift;  // zero bits below the fraction in the container (tf32: 13)
-  Specials specials;
+  Specials specials;  // integer formats: finite (no Inf, no NaN)
+  IntKind integer = IntKind::none;
 
+  constexpr bool is_integer() const { return integer != IntKind::none; }
   /// Exponent of the smallest normal (ue8m0: of the smallest value, code 0).
   constexpr int emin() const { return specials == Specials::ue8m0 ? -bias : 1 - bias; }
   /// Exponent of the largest finite value.
@@ -95,8 +117,17 @@ struct FormatInfo {
 const FormatInfo& info(Fmt f);
 
 /// Parses a format name (case-insensitive; aliases such as "half",
-/// "binary16", "bfloat16", "xf32", "fp8"/"bf8" = the fnuz formats).
+/// "binary16", "bfloat16", "xf32", "fp8"/"bf8" = the fnuz formats): the
+/// floating-point and scale formats only (those the C API names).
 std::optional<Fmt> parse_fmt(std::string_view name);
+
+/// Parses an integer format name (case-insensitive: s8, u8, s4, u4, s32, or
+/// int8, uint8, int4, uint4, int32).
+std::optional<Fmt> parse_int_fmt(std::string_view name);
+
+/// The value of an integer format's code (the low `width` bits of `bits`;
+/// two's complement codes sign-extended). Precondition: info(f).is_integer().
+int64_t int_value(Fmt f, uint64_t bits);
 
 /// "RNE", "RZ", "RD", "RU" or "RNA".
 const char* round_name(Round r);
@@ -106,7 +137,8 @@ const char* round_name(Round r);
 
 enum class Class : uint8_t { zero, finite, inf, nan };
 
-/// A decoded value: (-1)^neg * sig * 2^exp for finite values.
+/// A decoded value: (-1)^neg * sig * 2^exp for finite values (integer
+/// formats: exp = 0, sig = the magnitude).
 ///
 /// For a finite nonzero x the block-FMA decomposition of the papers,
 /// x = m * 2^e with e = max(floor(log2|x|), emin), is obtained as

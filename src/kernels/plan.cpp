@@ -22,6 +22,7 @@ ScalarKernel scalar_kernel(const ModelRow& row) {
     case Accumulation::exact: return row.product == ProductForm::fp32_rne ? ScalarKernel::none : ScalarKernel::exact;
     case Accumulation::pairwise: return ScalarKernel::pairwise;
     case Accumulation::fma_chain: return ScalarKernel::fma;
+    case Accumulation::integer: return ScalarKernel::none;  // no integer kernel yet (docs/models.md, Integer units)
   }
   return ScalarKernel::none;
 }

@@ -10,11 +10,14 @@
 // or both `in` and `out`. With a base, a key applies to each row whose
 // accumulation path reads it and is refused when no row of the base reads it
 // (the error says what those paths do instead); `in` and `out` then select
-// the rows the other keys apply to; a key given twice is refused.
+// the rows the other keys apply to (in_b too, for the integer units); a key
+// given twice is refused. The integer units (Model::integer) take the keys as
+// the other rows do.
 #include <cctype>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "models/errors.h"
 #include "models/fields.h"
@@ -80,8 +83,13 @@ std::vector<Override> parse_list(std::string_view list, std::string* base = null
 // the table may themselves depend on overrides, hence the passes); fields
 // the resulting path does not read take that path's fixed values. `read[i]`
 // is set for each override the row reads.
+// An integer unit's path follows from its formats (docs/models.md §11): a
+// path switch (accum=) applies to the floating-point rows and leaves the
+// integer units as they are ("custom:base=A2,accum=exact").
 ModelRow apply_to_row(const ModelRow& base, const std::vector<Override>& ovs, std::vector<bool>& read) {
   std::vector<bool> active(ovs.size(), true);
+  if (base.accum == Accumulation::integer)
+    for (std::size_t i = 0; i < ovs.size(); ++i) active[i] = std::string_view(ovs[i].field->key) != "accum";
   ModelRow r;
   for (bool changed = true; changed;) {
     r = base;
@@ -107,7 +115,7 @@ ModelRow apply_to_row(const ModelRow& base, const std::vector<Override>& ovs, st
   for (ModelRow r : rows) {
     f.parse(r, f.key, value);
     std::string& list = why[fields::why_unread(f, r)];
-    const std::string name = std::string(info(r.in).name) + "->" + info(r.out).name;
+    const std::string name = formats_of(r);
     if (list.find(name) == std::string::npos) list += (list.empty() ? "" : ", ") + name;
   }
   field_kit::refuse(f.key, value, "no row of " + model, why);
@@ -131,7 +139,7 @@ std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, 
   std::vector<Override> select, change;
   for (const Override& o : ovs) {
     const std::string_view key = o.field->key;
-    (key == "in" || key == "out" ? select : change).push_back(o);
+    (key == "in" || key == "in_b" || key == "out" ? select : change).push_back(o);
   }
   if (select.empty()) return apply_to_rows(rows, change, model);
   std::string selection, all;
@@ -149,7 +157,7 @@ std::vector<ModelRow> apply_to_selected_rows(const std::vector<ModelRow>& rows, 
   };
   std::vector<std::size_t> chosen;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string name = std::string(info(rows[i].in).name) + "->" + info(rows[i].out).name;
+    const std::string name = formats_of(rows[i]);
     if (all.find(name) == std::string::npos) all.append(all.empty() ? "" : ", ").append(name);
     if (matches(rows[i])) chosen.push_back(i);
   }
@@ -171,6 +179,11 @@ void apply_overrides(ModelRow& row, std::string_view overrides) {
 
 namespace {
 
+// Puts the integer rows into m.integer, the others into m.rows.
+void split_integer(const std::vector<ModelRow>& rows, Model& m) {
+  for (const ModelRow& r : rows) (r.accum == Accumulation::integer ? m.integer : m.rows).push_back(r);
+}
+
 // MODEL@INSTR: only the rows of one instruction (Model::find_instr), each
 // the GEMM row of its formats ("B200@mma.sync": the interleaved HMMA fp8 path).
 Model one_instruction(const Model& model, const std::string& instr) {
@@ -189,7 +202,17 @@ Model one_instruction(const Model& model, const std::string& instr) {
     instrs += std::string(", ") + u.instruction;
     if (std::string_view(u.instruction).starts_with(instr)) sel.scaled.push_back(u);
   }
-  if (sel.rows.empty() && sel.scaled.empty())
+  // The integer units: per (A, B) formats, the first row of the instruction.
+  for (const ModelRow& r : model.integer) {
+    if (instrs.find(r.instr) == std::string::npos) instrs += (instrs.empty() ? "" : ", ") + std::string(r.instr);
+    if (instr.empty() || lower(r.instr).rfind(lower(instr), 0) != 0 ||
+        sel.find_integer(r.in, r.in_b, r.out))
+      continue;
+    ModelRow copy = r;
+    copy.gemm_default = true;
+    sel.integer.push_back(copy);
+  }
+  if (sel.rows.empty() && sel.scaled.empty() && sel.integer.empty())
     throw std::invalid_argument(model.name + " has no instruction '" + instr + "' (its instructions: " + instrs +
                                 ")");
   return sel;
@@ -207,7 +230,9 @@ Model custom_model(const std::string& spec) {
     if (!b)
       throw UnknownModelError("custom model: unknown base '" + base + "'; valid models: " + valid_model_names());
     m.gpu = b->gpu;
-    m.rows = apply_to_selected_rows(b->rows, ovs, b->name);
+    std::vector<ModelRow> all = b->rows;
+    all.insert(all.end(), b->integer.begin(), b->integer.end());
+    split_integer(apply_to_selected_rows(all, ovs, b->name), m);
     m.scaled = scaled_fields::apply(b->scaled, scaled, b->name);
     return m;
   }
@@ -225,7 +250,7 @@ Model custom_model(const std::string& spec) {
   ModelRow r;
   r.family = "custom";
   r.instr = "custom";
-  m.rows = apply_to_rows({r}, ovs, "the custom row");
+  split_integer(apply_to_rows({r}, ovs, "the custom row"), m);
   return m;
 }
 

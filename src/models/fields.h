@@ -34,13 +34,14 @@ enum class When : uint8_t {
   out_flushes_small,  // out_sub = 0 and a product can lie below out's normal
                       // range (a flushed result is reachable; bf16, fp16->fp16)
   product_overflow,   // prd_ovf = 1
+  satfinite,          // overflow = satfinite
   lookup,             // identity: read by the model lookup, not the arithmetic
 };
 
 /// How one accumulation path uses a field, and one row field (field_kit.h);
-/// Use and Field are indexed by Accumulation.
+/// Use and Field are indexed by Accumulation (five paths).
 using Use = field_kit::Use<When>;
-using Field = field_kit::Field<ModelRow, When, 4>;
+using Field = field_kit::Field<ModelRow, When, 5>;
 
 /// Every field, in ModelRow's order.
 std::span<const Field> table();
@@ -66,7 +67,8 @@ void reset_unread(ModelRow& row, const std::vector<const Field*>& keep = {});
 /// holds, in a field its path does not read, anything but the fixed value.
 void check_row(const ModelRow& row);
 
-/// The name of an accumulation path ("aligned", "exact", "pairwise", "fma").
+/// The name of an accumulation path ("aligned", "exact", "pairwise", "fma",
+/// "integer").
 const char* path_name(Accumulation a);
 
 /// Every settable key, comma-separated (for messages).

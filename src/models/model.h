@@ -30,6 +30,25 @@ enum class Accumulation : uint8_t {
   exact,     // exact (Kulisch) sum, one rounding (CDNA1)
   pairwise,  // binary tree of fp32 RNE additions (CDNA2)
   fma_chain, // d = fma(a_i, b_i, d) in IEEE arithmetic, i = 1..k (SFMA, DMMA)
+  integer,   // exact integer products and sums into an s32 accumulator, with
+             // the row's overflow rule (IMMA, integer MFMA; docs/models.md,
+             // "Integer units")
+};
+
+/// What an integer unit does when its s32 accumulator overflows
+/// (docs/models.md, "Integer units").
+enum class IntOverflow : uint8_t {
+  wrap,       // modulo 2^32 (PTX ISA, mma "Integer operations": no .satfinite;
+              // the AMD ISA documents' integer MFMA)
+  satfinite,  // clamped to MIN_INT32..MAX_INT32 (.satfinite)
+};
+
+/// Where a .satfinite unit clamps (docs/models.md, "Integer units").
+enum class SatPoint : uint8_t {
+  instruction,  // the accumulated value of each instruction, c + its k
+                // products summed exactly, is clamped once (the PTX ISA text)
+  addition,     // every partial sum is clamped: c + p_1, then + p_2, ...
+                // in k order (a reading the text does not exclude)
 };
 
 /// Where the accumulator c enters a block.
@@ -86,7 +105,9 @@ struct ModelRow {
   // --- identity -----------------------------------------------------------
   const char* family = "";  // "hopper", "cdna3", ... (GPUs name their family)
   const char* instr = "";   // instruction as the vendor ISA names it
-  Fmt in = Fmt::fp16;  // format of A and B
+  Fmt in = Fmt::fp16;  // format of A (and of B, but for in_b)
+  Fmt in_b = Fmt::fp16;  // format of B: = in, except for the integer units'
+                         // mixed signedness (u8 x s8 and the like)
   Fmt out = Fmt::fp32; // format of C and D
   int m = 16, n = 8, k = 16;  // instruction shape
 
@@ -128,6 +149,12 @@ struct ModelRow {
   uint32_t nan32 = 0x7FFFFFFFu;   // NaN produced for fp32 results
   uint16_t nan16 = 0x7FFF;        // NaN produced for fp16 results
 
+  // --- integer units (accum = integer) ------------------------------------
+  IntOverflow overflow = IntOverflow::wrap;     // s32 overflow: wrap or clamp
+  SatPoint sat_point = SatPoint::instruction;   // where satfinite clamps
+  bool has_satfinite = true;  // the instruction has a .satfinite variant
+                              // (NVIDIA; the AMD ISA documents none)
+
   // --- provenance ---------------------------------------------------------
   bool ignores_c = false;     // instruction variant with D = A*B (wgmma scale-d=0)
   bool gemm_default = true;   // the row a GEMM uses for (family, in, out)
@@ -157,15 +184,28 @@ struct Model {
   /// Its block-scaled and narrow-format units (docs/block-scaled.md §2),
   /// with a custom model's bs_ keys applied (models/scaled_fields.h).
   std::vector<ScaledUnit> scaled;
+  /// Its integer units (accum = integer; docs/models.md, "Integer units"),
+  /// kept apart from `rows` until the GEMM engine, its kernel plan and the C
+  /// API take them: today the scalar reference (src/ref) runs them.
+  std::vector<ModelRow> integer;
 
   /// The row a GEMM uses for (in, out), or null if unsupported.
   const ModelRow* find(Fmt in, Fmt out) const;
+  /// The integer unit for A in `a`, B in `b` and result `out`, or null.
+  const ModelRow* find_integer(Fmt a, Fmt b, Fmt out) const;
+  /// find_integer, or std::invalid_argument naming the model, the formats
+  /// and the combinations the model has ("H100 has no integer unit for s4 x
+  /// s4 -> s32; its integer units: s8 x s8 -> s32, ...").
+  const ModelRow& require_integer(Fmt a, Fmt b, Fmt out) const;
   /// The row that produced public hardware data for (in, out), else find().
   const ModelRow* find_data_source(Fmt in, Fmt out) const;
   /// The row of a named instruction ("mma.sync", "wgmma", "tcgen05.mma",
   /// "wmma" = mma.sync, or a prefix of the row's instruction) for (in, out).
   const ModelRow* find_instr(std::string_view instr, Fmt in, Fmt out) const;
 };
+
+/// "fp16->fp32", or for mixed operands "u8 x s8->s32": a row's formats.
+std::string formats_of(const ModelRow& row);
 
 /// All registered GPUs and all rows.
 const std::vector<Gpu>& gpus();

@@ -115,6 +115,40 @@ constexpr ModelRow kCdna3Fp8{.family = "cdna3", .frac = 24, .c = CEntry::late_rd
                              .grouping = Grouping::odd_even, .cutoff = 25,
                              .zero_c_is_term = true, .zero_c_exp = -126, .round = rne, .nan32 = kAmdNan32};
 
+// --- Integer units (docs/models.md, "Integer units"): exact products summed
+// into an s32 accumulator, one instruction of k products at a time. Plain
+// instructions wrap modulo 2^32 (PTX ISA, "Multiply-and-Accumulate
+// Instruction: mma", Integer operations; the same wording for wgmma); the
+// .satfinite variants are custom:...,overflow=satfinite. The AMD ISA
+// documents give the integer MFMA no clamp: wrap only. No public bit-level
+// data exist for these units (data_source = 0).
+constexpr ModelRow kTuringImma{.family = "turing-imma", .accum = Accumulation::integer, .data_source = false};
+// mma.sync s8/u8 m16n8k32 and m16n8k16 (sm_80 and later; PTX ISA, mma, Target ISA Notes).
+constexpr ModelRow kImmaS8{.family = "imma-s8", .accum = Accumulation::integer, .data_source = false};
+constexpr ModelRow kImmaS8Alt{.family = "imma-s8", .accum = Accumulation::integer, .gemm_default = false,
+                              .data_source = false, .note = "the k=16 shape"};
+// mma.sync s4/u4 m16n8k64 and m16n8k32: Ampere and Ada only; Hopper and
+// Blackwell document no int4 tensor-core path (docs/models.md).
+constexpr ModelRow kImmaS4{.family = "imma-s4", .accum = Accumulation::integer, .data_source = false};
+constexpr ModelRow kImmaS4Alt{.family = "imma-s4", .accum = Accumulation::integer, .gemm_default = false,
+                              .data_source = false, .note = "the k=32 shape"};
+constexpr ModelRow kWgmmaInt{.family = "hopper-wgmma-int", .accum = Accumulation::integer, .gemm_default = false,
+                             .data_source = false, .note = "wgmma.mma_async .s32 (sm_90a)"};
+constexpr ModelRow kTcgen05Int{.family = "tcgen05-int", .accum = Accumulation::integer, .gemm_default = false,
+                               .data_source = false, .note = "tcgen05.mma .kind::i8 (sm_100a)"};
+constexpr ModelRow kCdna1Int{.family = "cdna1", .accum = Accumulation::integer, .has_satfinite = false,
+                             .data_source = false};
+constexpr ModelRow kCdna1IntAlt{.family = "cdna1", .accum = Accumulation::integer, .has_satfinite = false,
+                                .gemm_default = false, .data_source = false};
+constexpr ModelRow kCdna2Int{.family = "cdna2", .accum = Accumulation::integer, .has_satfinite = false,
+                             .data_source = false};
+constexpr ModelRow kCdna2IntAlt{.family = "cdna2", .accum = Accumulation::integer, .has_satfinite = false,
+                                .gemm_default = false, .data_source = false};
+constexpr ModelRow kCdna3Int{.family = "cdna3", .accum = Accumulation::integer, .has_satfinite = false,
+                             .data_source = false};
+constexpr ModelRow kCdna3IntAlt{.family = "cdna3", .accum = Accumulation::integer, .has_satfinite = false,
+                                .gemm_default = false, .data_source = false};
+
 // One row: a family base plus the instruction, formats, shape and block.
 struct Line {
   const ModelRow& base;
@@ -181,10 +215,70 @@ const Line kLines[] = {
 };
 // clang-format on
 
+// One integer row: a family base plus the instruction, A's and B's formats
+// and the shape; the result is s32, and one step is the whole instruction.
+struct IntLine {
+  const ModelRow& base;
+  const char* instr;
+  Fmt a, b;
+  int m, n, k;
+};
+
+// clang-format off
+const IntLine kIntLines[] = {
+//  base           instr                      A    B     m    n   k
+  {kTuringImma,  "mma.sync",                s8,  s8,    8,   8, 16},
+  {kTuringImma,  "mma.sync",                s8,  u8,    8,   8, 16},
+  {kTuringImma,  "mma.sync",                u8,  s8,    8,   8, 16},
+  {kTuringImma,  "mma.sync",                u8,  u8,    8,   8, 16},
+  {kTuringImma,  "mma.sync",                s4,  s4,    8,   8, 32},
+  {kTuringImma,  "mma.sync",                s4,  u4,    8,   8, 32},
+  {kTuringImma,  "mma.sync",                u4,  s4,    8,   8, 32},
+  {kTuringImma,  "mma.sync",                u4,  u4,    8,   8, 32},
+  {kImmaS8,      "mma.sync",                s8,  s8,   16,   8, 32},
+  {kImmaS8,      "mma.sync",                s8,  u8,   16,   8, 32},
+  {kImmaS8,      "mma.sync",                u8,  s8,   16,   8, 32},
+  {kImmaS8,      "mma.sync",                u8,  u8,   16,   8, 32},
+  {kImmaS8Alt,   "mma.sync.m16n8k16",       s8,  s8,   16,   8, 16},
+  {kImmaS4,      "mma.sync",                s4,  s4,   16,   8, 64},
+  {kImmaS4,      "mma.sync",                s4,  u4,   16,   8, 64},
+  {kImmaS4,      "mma.sync",                u4,  s4,   16,   8, 64},
+  {kImmaS4,      "mma.sync",                u4,  u4,   16,   8, 64},
+  {kImmaS4Alt,   "mma.sync.m16n8k32",       s4,  s4,   16,   8, 32},
+  {kWgmmaInt,    "wgmma",                   s8,  s8,   64,   8, 32},
+  {kWgmmaInt,    "wgmma",                   s8,  u8,   64,   8, 32},
+  {kWgmmaInt,    "wgmma",                   u8,  s8,   64,   8, 32},
+  {kWgmmaInt,    "wgmma",                   u8,  u8,   64,   8, 32},
+  {kTcgen05Int,  "tcgen05.mma",             s8,  s8,  128,   8, 32},
+  {kTcgen05Int,  "tcgen05.mma",             s8,  u8,  128,   8, 32},
+  {kTcgen05Int,  "tcgen05.mma",             u8,  s8,  128,   8, 32},
+  {kTcgen05Int,  "tcgen05.mma",             u8,  u8,  128,   8, 32},
+  {kCdna1Int,    "v_mfma_i32_16x16x16i8",   s8,  s8,   16,  16, 16},
+  {kCdna1IntAlt, "v_mfma_i32_32x32x8i8",    s8,  s8,   32,  32,  8},
+  {kCdna2Int,    "v_mfma_i32_16x16x16i8",   s8,  s8,   16,  16, 16},
+  {kCdna2IntAlt, "v_mfma_i32_32x32x8i8",    s8,  s8,   32,  32,  8},
+  {kCdna3Int,    "v_mfma_i32_16x16x32_i8",  s8,  s8,   16,  16, 32},
+  {kCdna3IntAlt, "v_mfma_i32_32x32x16_i8",  s8,  s8,   32,  32, 16},
+};
+// clang-format on
+
+ModelRow row_of(const IntLine& l) {
+  ModelRow r = l.base;
+  r.instr = l.instr;
+  r.in = l.a;
+  r.in_b = l.b;
+  r.out = s32;
+  r.m = l.m;
+  r.n = l.n;
+  r.k = l.k;
+  return r;
+}
+
 ModelRow row_of(const Line& l) {
   ModelRow r = l.base;
   r.instr = l.instr;
   r.in = l.in;
+  r.in_b = l.in;
   r.out = l.out;
   r.m = l.m;
   r.n = l.n;
@@ -196,28 +290,31 @@ ModelRow row_of(const Line& l) {
 std::vector<ModelRow> build_rows() {
   std::vector<ModelRow> v;
   for (const Line& l : kLines) v.push_back(row_of(l));
+  for (const IntLine& l : kIntLines) v.push_back(row_of(l));
   return v;
 }
 
 const std::vector<Gpu> kGpus = {
     {"V100", "sm_70 volta", "volta-hmma", "NVIDIA", "", "Volta"},
-    {"T4", "sm_75 turing rtx20", "turing-hmma", "NVIDIA", "",
+    {"T4", "sm_75 turing rtx20", "turing-hmma turing-imma", "NVIDIA", "",
      "Turing (T4, GeForce RTX 20, Quadro RTX); no bit-level hardware data"},
-    {"A100", "sm_80 ampere", "ampere-hmma ampere-dmma", "NVIDIA", "", "Ampere"},
-    {"A2", "sm_86 a10 rtx30", "ampere-hmma", "NVIDIA", "",
+    {"A100", "sm_80 ampere", "ampere-hmma ampere-dmma imma-s8 imma-s4", "NVIDIA", "", "Ampere"},
+    {"A2", "sm_86 a10 rtx30", "ampere-hmma imma-s8 imma-s4", "NVIDIA", "",
      "Ampere GA107 (no fp64 tensor cores); A10 and RTX 30 by architecture"},
-    {"A30", "", "ampere-hmma ampere-dmma", "NVIDIA", "", "Ampere"},
-    {"L40S", "sm_89 rtx40", "ampere-hmma ada-qmma", "NVIDIA", "",
+    {"A30", "", "ampere-hmma ampere-dmma imma-s8 imma-s4", "NVIDIA", "", "Ampere"},
+    {"L40S", "sm_89 rtx40", "ampere-hmma ada-qmma imma-s8 imma-s4", "NVIDIA", "",
      "Ada Lovelace; RTX 40 by architecture"},
-    {"RTX1000", "ada rtx1000ada", "ampere-hmma ada-qmma", "NVIDIA", "", "Ada Lovelace (RTX 1000 Ada)"},
-    {"H100", "sm_90 sm_90a hopper", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma", "NVIDIA", "",
+    {"RTX1000", "ada rtx1000ada", "ampere-hmma ada-qmma imma-s8 imma-s4", "NVIDIA", "", "Ada Lovelace (RTX 1000 Ada)"},
+    {"H100", "sm_90 sm_90a hopper", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma imma-s8 hopper-wgmma-int",
+     "NVIDIA", "",
      "Hopper"},
-    {"H200", "", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma", "NVIDIA", "", "Hopper"},
-    {"B200", "sm_100 sm_100a blackwell", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma", "NVIDIA",
+    {"H200", "", "hopper-hmma hopper-wgmma hmma-fp8 ampere-dmma imma-s8 hopper-wgmma-int", "NVIDIA", "", "Hopper"},
+    {"B200", "sm_100 sm_100a blackwell", "hopper-hmma tcgen05-fp8 hmma-fp8 ampere-dmma imma-s8 tcgen05-int",
+     "NVIDIA",
      "", "Blackwell"},
     {"B200-RN", "b200rn b200tcrn", "", "NVIDIA", "base=B200,round=rne,bs_round=rne",
      "hypothetical B200 with round-to-nearest-even results (NVIDIA paper, Section 5)"},
-    {"RTXPRO6000", "sm_120 rtx-pro-6000 rtx50", "hopper-hmma sm120-qmma", "NVIDIA", "",
+    {"RTXPRO6000", "sm_120 rtx-pro-6000 rtx50", "hopper-hmma sm120-qmma imma-s8", "NVIDIA", "",
      "Blackwell GB202 (RTX PRO 6000); RTX 50 by architecture"},
     {"MI100", "gfx908 cdna1 cdna", "cdna1", "AMD", "", "CDNA1"},
     {"MI210", "", "cdna2", "AMD", "", "CDNA2"},
@@ -244,7 +341,7 @@ bool in_list(std::string_view list, std::string_view word) {
 Model measured(const Gpu& g) {
   Model m;
   for (const ModelRow& r : rows())
-    if (in_list(g.families, r.family)) m.rows.push_back(r);
+    if (in_list(g.families, r.family)) (r.accum == Accumulation::integer ? m.integer : m.rows).push_back(r);
   const auto units = table_units_of(g.name);
   m.scaled.assign(units.begin(), units.end());
   return m;
@@ -295,6 +392,29 @@ const ModelRow* Model::find(Fmt in, Fmt out) const {
   for (const ModelRow& r : rows)
     if (r.in == in && r.out == out && r.gemm_default) return &r;
   return nullptr;
+}
+
+const ModelRow* Model::find_integer(Fmt a, Fmt b, Fmt out) const {
+  for (const ModelRow& r : integer)
+    if (r.in == a && r.in_b == b && r.out == out && r.gemm_default) return &r;
+  return nullptr;
+}
+
+const ModelRow& Model::require_integer(Fmt a, Fmt b, Fmt out) const {
+  if (const ModelRow* r = find_integer(a, b, out)) return *r;
+  std::string valid;
+  for (const ModelRow& r : integer)
+    if (r.gemm_default) valid += (valid.empty() ? "" : ", ") + formats_of(r);
+  throw std::invalid_argument(name + " has no integer unit for " + info(a).name + " x " + info(b).name + "->" +
+                              info(out).name + "; its integer units: " + (valid.empty() ? "none" : valid) +
+                              " (docs/models.md, Integer units)");
+}
+
+std::string formats_of(const ModelRow& row) {
+  const std::string ab = row.in_b == row.in && !info(row.in).is_integer()
+                             ? info(row.in).name
+                                            : std::string(info(row.in).name) + " x " + info(row.in_b).name;
+  return ab + "->" + info(row.out).name;
 }
 
 const ModelRow* Model::find_data_source(Fmt in, Fmt out) const {

@@ -5,7 +5,8 @@ namespace mmaemu {
 
 std::size_t step_k(const ModelRow& row) {
   switch (row.accum) {
-    case Accumulation::fma_chain: return static_cast<std::size_t>(row.k);
+    case Accumulation::fma_chain:
+    case Accumulation::integer: return static_cast<std::size_t>(row.k);
     case Accumulation::pairwise: return static_cast<std::size_t>(row.pair_group);
     default: break;
   }

@@ -11,7 +11,7 @@
 namespace mmaemu {
 
 /// Number of k elements consumed by one step of the chain: the FMA chain's
-/// instruction k, the pairwise tree's group, or the block (two blocks for
+/// and the integer units' instruction k, the pairwise tree's group, or the block (two blocks for
 /// the interleaved HMMA path, whose step is one whole instruction).
 std::size_t step_k(const ModelRow& row);
 

@@ -106,6 +106,9 @@ void Probe::c() {
         anomaly("pairwise tree but c is not added last");
       return;
     }
+    case Accumulation::integer:  // the probe's floating-point experiments never classify a unit so
+      f_.c.na("an exact integer sum: c is one of its terms");
+      return;
     case Accumulation::aligned: break;
   }
   if (F_ == 0 || z_ < 0) return;

@@ -15,6 +15,7 @@ const char* name(Accumulation a) {
     case Accumulation::exact: return "exact sum (Kulisch), one rounding";
     case Accumulation::pairwise: return "pairwise tree of rounded additions";
     case Accumulation::fma_chain: return "chain of IEEE FMAs";
+    case Accumulation::integer: return "exact integer sum into s32";
   }
   return "?";
 }

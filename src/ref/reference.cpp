@@ -11,6 +11,7 @@
 
 #include "formats/wide_accumulator.h"
 #include "models/row_facts.h"
+#include "ref/integer.h"
 
 namespace mmaemu::ref {
 namespace {
@@ -486,6 +487,7 @@ uint64_t step(const ModelRow& row, std::size_t k, const uint64_t* a, const uint6
     case Accumulation::exact: return exact_step(row, k, a, b, c);
     case Accumulation::pairwise: return pairwise_step(row, k, a, b, c);
     case Accumulation::fma_chain: return fma_step(row, k, a, b, c);
+    case Accumulation::integer: return integer_step(row, k, a, b, c);
   }
   return 0;
 }

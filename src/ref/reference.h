@@ -15,7 +15,10 @@ namespace mmaemu::ref {
 /// d = c + sum_{i<k} a_i*b_i as the unit computes it: a left-to-right chain
 /// along k of the row's blocks (or, for pair_interleave rows, of whole
 /// instructions of row.k elements), k zero-padded to a whole step.
-/// a, b: bit patterns in row.in; c and the result: bit patterns in row.out.
+/// a, b: bit patterns in row.in (b: in row.in_b, which differs from row.in
+/// only for mixed-signedness integer units); c and the result: bit patterns
+/// in row.out. Integer rows (accum = integer) step one instruction of row.k
+/// products at a time (ref/integer.h).
 /// Inputs are taken as the unit reads them (the caller converts to row.in).
 uint64_t dot(const ModelRow& row, std::size_t k, const uint64_t* a, const uint64_t* b,
              uint64_t c);

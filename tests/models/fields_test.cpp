@@ -40,6 +40,12 @@ struct Inputs {
 
   uint64_t pattern(Fmt f, int mode) {
     const FormatInfo& in = info(f);
+    if (in.is_integer()) {  // uniform codes; mode 1: near the extremes (overflow); mode 2: mostly 0
+      const uint64_t all = (uint64_t{1} << in.width) - 1, top = uint64_t{1} << (in.width - 1);
+      if (mode == 2 && rng() % 4 != 0) return 0;
+      if (mode == 1) return (rng() % 2 ? top + rng() % 4 : top - 1 - rng() % 4) & all;  // MIN.. or ..MAX
+      return rng() & all;
+    }
     const int top = (1 << in.exp_bits) - 1;
     if (mode == 2 && rng() % 4 != 0) return (rng() % 2) << (in.width - 1);  // +-0
     int e = static_cast<int>(rng() % top);  // no Inf/NaN exponent: specials hide the sums
@@ -138,6 +144,8 @@ std::string first_difference(const ModelRow& a, const ModelRow& b, bool shape, u
 // and a narrow-window fp8 row (so fp16 conversion shows).
 std::vector<ModelRow> representative_rows() {
   std::vector<ModelRow> reps = lookup_model("custom:in=e4m3,out=fp32,block=4,frac=4,k=8").rows;
+  // A .satfinite integer unit, so that sat_point is reached.
+  reps.push_back(lookup_model("custom:in=s8,out=s32,accum=integer,k=16,overflow=satfinite").integer.at(0));
   std::map<std::string, bool> seen;
   for (const ModelRow& r : rows()) {
     const std::string id = std::string(fields::path_name(r.accum) ) + "/" +
@@ -146,7 +154,7 @@ std::vector<ModelRow> representative_rows() {
     if (seen[id]) continue;
     seen[id] = true;
     reps.push_back(r);
-    if (r.accum != Accumulation::fma_chain && r.out_sub) {
+    if (r.accum != Accumulation::fma_chain && r.accum != Accumulation::integer && r.out_sub) {
       ModelRow f = r;
       apply_overrides(f, "out_sub=0");
       reps.push_back(f);
@@ -198,7 +206,7 @@ TEST_CASE("every key, on every accumulation path: refused, or it changes bits") 
       seen[path][f.key] += changed_bits ? "d" : "!";
     }
   }
-  for (const char* path : {"aligned", "exact", "pairwise", "fma"})
+  for (const char* path : {"aligned", "exact", "pairwise", "fma", "integer"})
     for (const fields::Field& f : fields::table())
       if (f.parse) {
         const std::string& outcome = seen[path][f.key];  // r: refused, d: changed bits, !: neither

@@ -92,6 +92,16 @@ TEST_CASE("every registry row belongs to some GPU, every GPU pair has a GEMM row
       CHECK(d->gemm_default);
       CHECK(m.find_data_source(r.in, r.out) != nullptr);
     }
+    for (const ModelRow& r : m.integer) {  // the integer units (docs/models.md, Integer units)
+      used.insert(r.family);
+      CAPTURE(g.name);
+      CAPTURE(r.instr);
+      const ModelRow* d = m.find_integer(r.in, r.in_b, r.out);
+      REQUIRE(d != nullptr);
+      CHECK(d->gemm_default);
+      CHECK(r.accum == Accumulation::integer);
+      CHECK(!r.data_source);  // no public hardware data
+    }
   }
   for (const ModelRow& r : rows()) CHECK(used.count(r.family) == 1);
   MESSAGE(rows().size() << " rows in " << used.size() << " families");
