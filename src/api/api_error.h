@@ -17,6 +17,11 @@ int fail(int status, std::string message);
 /// Clears the message (at the start of every API call).
 void clear_error();
 
+/// The model has no unit for the request: MMAEMU_ERR_UNSUPPORTED.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// Runs f, mapping exception types (never message text) to status codes;
 /// no exception leaves the API.
 template <typename F>
@@ -30,6 +35,8 @@ int guarded(F&& f) {
     return fail(MMAEMU_ERR_UNKNOWN_MODEL, e.what());
   } catch (const std::invalid_argument& e) {
     return fail(MMAEMU_ERR_ARGUMENT, e.what());
+  } catch (const Unsupported& e) {
+    return fail(MMAEMU_ERR_UNSUPPORTED, e.what());
   } catch (const std::exception& e) {
     return fail(MMAEMU_ERR_INTERNAL, e.what());
   } catch (...) {

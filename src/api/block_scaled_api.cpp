@@ -4,7 +4,6 @@
 // reads the operands where they are, in their CBLAS layouts: driver::Operand).
 // Every exception stops here.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -17,7 +16,6 @@
 #include "api/model_of.h"
 #include "driver/batch.h"
 #include "driver/gemm.h"
-#include "driver/scaled_decode.h"
 #include "formats/block_quantise.h"
 #include "formats/fp4_packing.h"
 #include "mmaemu/mmaemu.h"
@@ -30,52 +28,12 @@ using namespace mmaemu;
 using api::check_enum;
 using api::fail;
 using api::guarded;
-
-// The model has no unit for the request: MMAEMU_ERR_UNSUPPORTED.
-struct Unsupported : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <typename F>
-int guarded_scaled(F&& f) {
-  return guarded([&]() -> int {
-    try {
-      return f();
-    } catch (const Unsupported& e) {
-      return fail(MMAEMU_ERR_UNSUPPORTED, e.what());
-    }
-  });
-}
+using api::Unsupported;
 
 Fmt fmt_of(mmaemu_format f) { return static_cast<Fmt>(f); }  // same order as Fmt
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
-}
-
-// The unit `desc` selects on `model`, with the descriptor's switches applied.
-ScaledUnit resolve(const mmaemu_model* model, const mmaemu_block_scale_desc* d) {
-  require(model && d, "null model or descriptor");
-  check_enum("a_format", d->a_format, api::kScaledElements);
-  check_enum("b_format", d->b_format, api::kScaledElements);
-  require(d->block_size == 0 || d->block_size == 16 || d->block_size == 32, "block_size must be 0, 16 or 32");
-  if (d->block_size != 0) check_enum("scale_format", d->scale_format, api::kScaleFormats);
-  check_enum("unit", d->unit, api::kScaledUnits);
-  require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
-          "fp4_packed needs E2M1 operands");
-  check_enum("accumulate", d->accumulate, api::kAccumulates);
-  const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
-  // Without scales scale_format is not read (mmaemu.h), so any value is left out.
-  const Fmt scale = d->block_size != 0 ? fmt_of(d->scale_format) : Fmt::ue8m0;
-  try {
-    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
-                                      fmt_of(d->b_format), d->block_size != 0, scale, d->block_size,
-                                      choice[d->unit]);
-    if (d->narrow_subnormals_normalize) u.subnormals = NarrowSubnormals::normalize;  // else the row's
-    return u;
-  } catch (const std::invalid_argument& e) {
-    throw Unsupported(e.what());
-  }
 }
 
 // One operand's codes as the API sees them: op(X) is rows x cols, k runs along
@@ -113,30 +71,6 @@ void check_codes(const CodeMatrix& x, size_t lines, size_t k) {
   if (x.packed || info(x.fmt).width >= 8) return;
   for (size_t r = 0; r < lines; ++r)
     for (size_t l = 0; l < k; ++l) x.k_is_col ? x.code(r, l) : x.code(l, r);
-}
-
-// The leading dimension a stored rows x cols op(X) needs (CBLAS rule).
-void check_ld(const char* name, bool row_major, bool trans, size_t rows, size_t cols, int ld) {
-  const size_t stored_cols = trans ? rows : cols, stored_rows = trans ? cols : rows;
-  const size_t need = std::max<size_t>(1, row_major ? stored_cols : stored_rows);
-  require(ld >= 0 && static_cast<size_t>(ld) >= need,
-          std::string(name) + " leading dimension " + std::to_string(ld) + " < " + std::to_string(need));
-}
-
-// C (fp32, in place, in the caller's layout) through driver::gemm, the
-// operands read where they are. The chain starts from beta*C under
-// BLAS_INTO_C only where the unit's result needs no scaling, alpha_eff =
-// RNE32(alpha*g_a*g_b) = 1; the block-scaled units all read their
-// accumulator.
-void run_gemm(const ScaledUnit& u, const mmaemu_block_scale_desc& d, mmaemu_layout layout, size_t M, size_t N,
-              size_t K, float alpha, driver::Operand a, driver::Operand b, float beta, float* C, int ldc) {
-  const driver::ScaledSpec scaled{&u, d.a_global_scale, d.b_global_scale};
-  driver::GemmSpec spec;
-  spec.scaled = &scaled;
-  const bool alpha_is_one = mul3_rne32(alpha, d.a_global_scale, d.b_global_scale) == 1.0f;
-  spec.accumulate_into_c = api::chain_from_c(d.accumulate, alpha_is_one, true);
-  api::to_row_major(layout, a, b, M, N);
-  driver::gemm(spec, M, N, K, alpha, a, b, beta, Fmt::fp32, C, ldc);
 }
 
 // The element codes of one operand of a batch (`n` of them), one per byte:
@@ -187,6 +121,47 @@ int scaled_batch(const ScaledUnit& u, const mmaemu_block_scale_desc* desc, mmaem
 
 }  // namespace
 
+// The unit `desc` selects on `model`, with the descriptor's switches applied.
+ScaledUnit mmaemu::api::resolve_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* d) {
+  require(model && d, "null model or descriptor");
+  check_enum("a_format", d->a_format, api::kScaledElements);
+  check_enum("b_format", d->b_format, api::kScaledElements);
+  require(d->block_size == 0 || d->block_size == 16 || d->block_size == 32, "block_size must be 0, 16 or 32");
+  if (d->block_size != 0) check_enum("scale_format", d->scale_format, api::kScaleFormats);
+  check_enum("unit", d->unit, api::kScaledUnits);
+  require(!d->fp4_packed || (d->a_format == MMAEMU_E2M1 && d->b_format == MMAEMU_E2M1),
+          "fp4_packed needs E2M1 operands");
+  check_enum("accumulate", d->accumulate, api::kAccumulates);
+  const UnitChoice choice[] = {UnitChoice::automatic, UnitChoice::t, UnitChoice::st, UnitChoice::gst};
+  // Without scales scale_format is not read (mmaemu.h), so any value is left out.
+  const Fmt scale = d->block_size != 0 ? fmt_of(d->scale_format) : Fmt::ue8m0;
+  try {
+    ScaledUnit u = select_scaled_unit(mmaemu_model_name(model), api::model_of(model).scaled, fmt_of(d->a_format),
+                                      fmt_of(d->b_format), d->block_size != 0, scale, d->block_size,
+                                      choice[d->unit]);
+    if (d->narrow_subnormals_normalize) u.subnormals = NarrowSubnormals::normalize;  // else the row's
+    return u;
+  } catch (const std::invalid_argument& e) {
+    throw Unsupported(e.what());
+  }
+}
+
+// C (fp32, in place, in the caller's layout) through driver::gemm, the
+// operands read where they are. The chain starts from beta*C under
+// BLAS_INTO_C only where the unit's result needs no scaling, alpha_eff =
+// RNE32(alpha*g_a*g_b) = 1; the block-scaled units all read their
+// accumulator.
+void mmaemu::api::run_scaled_gemm(const ScaledUnit& u, const mmaemu_block_scale_desc& d, mmaemu_layout layout, size_t M, size_t N,
+              size_t K, float alpha, driver::Operand a, driver::Operand b, float beta, float* C, int ldc) {
+  const driver::ScaledSpec scaled{&u, d.a_global_scale, d.b_global_scale};
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  const bool alpha_is_one = mul3_rne32(alpha, d.a_global_scale, d.b_global_scale) == 1.0f;
+  spec.accumulate_into_c = api::chain_from_c(d.accumulate, alpha_is_one, true);
+  api::to_row_major(layout, a, b, M, N);
+  driver::gemm(spec, M, N, K, alpha, a, b, beta, Fmt::fp32, C, ldc);
+}
+
 extern "C" {
 
 void mmaemu_block_scale_desc_init(mmaemu_block_scale_desc* d) {
@@ -199,8 +174,8 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                              int k, float alpha, const uint8_t* A, int lda, const uint8_t* SA, int ldsa,
                              const uint8_t* B, int ldb, const uint8_t* SB, int ldsb, float beta, float* C,
                              int ldc) {
-  return guarded_scaled([&] {
-    const ScaledUnit u = resolve(model, desc);
+  return guarded([&] {
+    const ScaledUnit u = api::resolve_scaled(model, desc);
     api::check_layout(layout, ta, tb);
     require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
     if (m == 0 || n == 0) return MMAEMU_OK;
@@ -209,15 +184,15 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     const size_t M = m, N = n, K = k, KB = u.block ? K / u.block : 0;
     const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
     const bool packed = desc->fp4_packed != 0;
-    check_ld("A", row, at, M, packed ? (K + 1) / 2 : K, lda);
-    check_ld("B", row, bt, packed ? (K + 1) / 2 : K, N, ldb);
-    check_ld("C", row, false, M, N, ldc);
+    api::check_ld("A", row, at, M, packed ? (K + 1) / 2 : K, lda);
+    api::check_ld("B", row, bt, packed ? (K + 1) / 2 : K, N, ldb);
+    api::check_ld("C", row, false, M, N, ldc);
     require(K == 0 || (A && B), "null A or B");
     require(C, "null C");
     if (u.block) {
       require(KB == 0 || (SA && SB), "null SA or SB");
-      check_ld("SA", row, at, M, KB, ldsa);
-      check_ld("SB", row, bt, KB, N, ldsb);
+      api::check_ld("SA", row, at, M, KB, ldsa);
+      api::check_ld("SB", row, bt, KB, N, ldsb);
     }
     const Fmt fa = fmt_of(desc->a_format), fb = fmt_of(desc->b_format);
     // Every code checked before C is touched; then the driver reads the
@@ -227,15 +202,15 @@ int mmaemu_gemm_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
     check_codes(CodeMatrix{B, static_cast<size_t>(ldb), row, bt, packed, false, fb, "B"}, N, K);
     const driver::Operand a{fa, A, lda, at, u.block ? SA : nullptr, ldsa, packed};
     const driver::Operand b{fb, B, ldb, bt, u.block ? SB : nullptr, ldsb, packed};
-    run_gemm(u, *desc, layout, M, N, K, alpha, a, b, beta, C, ldc);
+    api::run_scaled_gemm(u, *desc, layout, M, N, K, alpha, a, b, beta, C, ldc);
     return MMAEMU_OK;
   });
 }
 
 int mmaemu_tile_block_scaled_shape(const mmaemu_model* model, const mmaemu_block_scale_desc* desc, int* m,
                                    int* n, int* k, const char** instruction) {
-  return guarded_scaled([&] {
-    const ScaledUnit u = resolve(model, desc);
+  return guarded([&] {
+    const ScaledUnit u = api::resolve_scaled(model, desc);
     if (m) *m = u.m;
     if (n) *n = u.n_min;
     if (k) *k = u.k;
@@ -247,8 +222,8 @@ int mmaemu_tile_block_scaled_shape(const mmaemu_model* model, const mmaemu_block
 int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
                              mmaemu_format output, const uint8_t* A, const uint8_t* SA, const uint8_t* B,
                              const uint8_t* SB, const void* C, void* D) {
-  return guarded_scaled([&] {
-    const ScaledUnit u = resolve(model, desc);
+  return guarded([&] {
+    const ScaledUnit u = api::resolve_scaled(model, desc);
     const Fmt out = scaled_output(u, output);
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
     const size_t M = u.m, N = u.n_min, K = u.k;
@@ -279,8 +254,8 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
 int mmaemu_tile_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
                                    mmaemu_format output, size_t count, const uint8_t* A, const uint8_t* SA,
                                    const uint8_t* B, const uint8_t* SB, const void* C, void* D, int threads) {
-  return guarded_scaled([&] {
-    const ScaledUnit u = resolve(model, desc);
+  return guarded([&] {
+    const ScaledUnit u = api::resolve_scaled(model, desc);
     return scaled_batch(u, desc, output, count, u.m, u.n_min, u.k, A, SA, B, SB, C, D, threads);
   });
 }
@@ -288,8 +263,8 @@ int mmaemu_tile_batch_block_scaled(const mmaemu_model* model, const mmaemu_block
 int mmaemu_dot_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_scale_desc* desc,
                                   mmaemu_format output, size_t count, int k, const uint8_t* A, const uint8_t* SA,
                                   const uint8_t* B, const uint8_t* SB, const void* C, void* D, int threads) {
-  return guarded_scaled([&] {
-    const ScaledUnit u = resolve(model, desc);
+  return guarded([&] {
+    const ScaledUnit u = api::resolve_scaled(model, desc);
     require(k >= 1, "k must be at least 1");
     require(!u.block || k % u.block == 0,
             "k = " + std::to_string(k) + " is not a multiple of block_size " + std::to_string(u.block));
@@ -369,50 +344,18 @@ const char* mmaemu_block_scaled_policy_name(int i) {
   return i >= 0 && i < mmaemu_block_scaled_policy_count() ? scaled_policies()[i].name : nullptr;
 }
 
+// mmaemu_sgemm_ex with a block-scaled policy (the one sgemm path, c_api.cpp).
 int mmaemu_sgemm_block_scaled_acc(const mmaemu_model* model, const char* policy, mmaemu_accumulate accumulate,
                                   mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n,
                                   int k, float alpha, const float* A, int lda, const float* B, int ldb, float beta,
                                   float* C, int ldc) {
   mmaemu_block_scale_desc desc;
-  if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;
-  desc.accumulate = accumulate;  // checked by resolve()
-  return guarded_scaled([&] {
-    // The unit (the global scales, set below for NVFP4, do not choose it).
-    const ScaledUnit u = resolve(model, &desc);
-    api::check_layout(layout, ta, tb);
-    require(m >= 0 && n >= 0 && k >= 0, "negative m, n or k");
-    const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
-    const size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs;
-    // The padded k stays within the C API's int range, as mmaemu_gemm_block_scaled's k.
-    require(KP <= static_cast<size_t>(INT_MAX), "k = " + std::to_string(k) + " padded to whole blocks of " +
-                                                    std::to_string(bs) + " is " + std::to_string(KP) +
-                                                    ", beyond the C API's int range (2^31 - 1)");
-    check_ld("A", row, at, M, K, lda);
-    check_ld("B", row, bt, K, N, ldb);
-    check_ld("C", row, false, M, N, ldc);
-    require(M * N == 0 || K == 0 || (A && B), "null A or B");
-    require(M * N == 0 || C, "null C");
-    if (M == 0 || N == 0) return MMAEMU_OK;
-    // op(A)'s rows and op(B)'s columns quantised a chunk at a time where
-    // they are (driver/scaled_decode.h, LineQuantiser). k is padded with
-    // zeros to a whole block (a zero leaves every block's amax, so its
-    // scale, as quantising the short block would); NVFP4's tensor scales
-    // come from one read of each operand first (zeros leave amax alone).
-    driver::LineQuantiser qa{fmt_of(desc.a_format), bs, desc.scale_format == MMAEMU_UE4M3, 1.0f, K}, qb = qa;
-    driver::Operand a{qa.element, A, lda, at, nullptr, 0, false, &qa}, b{qb.element, B, ldb, bt, nullptr, 0, false, &qb};
-    if (qa.nvfp4 && K > 0) {
-      const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
-      // (the row-major view of a column-major op(X) is op(X)^T: the same elements)
-      const Nvfp4Global ga = nvfp4_global_of_amax(row ? driver::operand_amax(a, M, K, threads)
-                                                      : driver::operand_amax(a, K, M, threads));
-      const Nvfp4Global gb = nvfp4_global_of_amax(row ? driver::operand_amax(b, K, N, threads)
-                                                      : driver::operand_amax(b, N, K, threads));
-      qa.encode = ga.encode, desc.a_global_scale = ga.decode;
-      qb.encode = gb.encode, desc.b_global_scale = gb.decode;
-    }
-    run_gemm(u, desc, layout, M, N, KP, alpha, a, b, beta, C, ldc);
-    return MMAEMU_OK;
-  });
+  if (const int status = mmaemu_parse_block_scaled_policy(policy, &desc)) return status;  // not element-wise
+  mmaemu_sgemm_options opt;
+  mmaemu_sgemm_options_init(&opt);
+  opt.policy = policy;
+  opt.accumulate = accumulate;
+  return mmaemu_sgemm_ex(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int mmaemu_sgemm_block_scaled(const mmaemu_model* model, const char* policy, mmaemu_layout layout,

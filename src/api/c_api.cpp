@@ -2,6 +2,7 @@
 // The C API (include/mmaemu/mmaemu.h): argument checks, name parsing, and
 // translation to the driver. Every exception stops here.
 #include <cctype>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -16,12 +17,15 @@
 #include "driver/batch.h"
 #include "driver/gemm.h"
 #include "driver/parallel.h"
+#include "driver/scaled_decode.h"
 #include "driver/scaled_fp8.h"
 #include "driver/schedule.h"
 #include "mmaemu/mmaemu.h"
+#include "formats/block_quantise.h"
 #include "mmaemu/version.h"
 #include "models/errors.h"
 #include "models/model.h"
+#include "models/scaled_units.h"
 
 struct mmaemu_model {
   mmaemu::Model model;
@@ -134,12 +138,10 @@ int check_gemm_sizes(mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose
   if (k < 0) return 6;
   // Row-major A is m x k stored by rows: lda >= k unless transposed, etc.
   const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
-  const int a_cols = row ? (at ? m : k) : (at ? k : m);
-  const int b_cols = row ? (bt ? k : n) : (bt ? n : k);
-  const int c_cols = row ? n : m;
-  if (lda < std::max(1, a_cols)) return 9;
-  if (ldb < std::max(1, b_cols)) return 11;
-  if (ldc < std::max(1, c_cols)) return 14;
+  auto short_ld = [](int ld, std::size_t need) { return ld < 0 || static_cast<std::size_t>(ld) < need; };
+  if (short_ld(lda, api::ld_need(row, at, m, k))) return 9;
+  if (short_ld(ldb, api::ld_need(row, bt, k, n))) return 11;
+  if (short_ld(ldc, api::ld_need(row, false, m, n))) return 14;
   return 0;
 }
 
@@ -158,6 +160,50 @@ int sgemm_elementwise(const mmaemu_model* model, const char* policy, const char*
   opt.policy = policy;
   opt.schedule = schedule;
   return mmaemu_sgemm_ex(model, &opt, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// sgemm under a block-scaled policy (desc parsed from it; docs/block-scaled.md
+// §4.6): op(A)'s rows and op(B)'s columns quantised a chunk at a time where
+// they are (driver/scaled_decode.h, LineQuantiser), then the block-scaled
+// GEMM. k is padded with zeros to a whole block (a zero leaves every
+// block's amax, so its scale, as quantising the short block would); NVFP4's
+// tensor scales come from one read of each operand first (zeros leave amax
+// alone).
+int sgemm_block_scaled(const mmaemu_model* model, mmaemu_block_scale_desc desc, mmaemu_accumulate accumulate,
+                       mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k,
+                       float alpha, const float* A, int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  desc.accumulate = accumulate;
+  return guarded([&] {
+    // The unit (the global scales, set below for NVFP4, do not choose it).
+    const ScaledUnit u = api::resolve_scaled(model, &desc);
+    if (m < 0 || n < 0 || k < 0) throw std::invalid_argument("negative m, n or k");
+    const bool row = layout == MMAEMU_ROW_MAJOR, at = ta != MMAEMU_NO_TRANS, bt = tb != MMAEMU_NO_TRANS;
+    const std::size_t M = m, N = n, K = k, bs = desc.block_size, KP = (K + bs - 1) / bs * bs;
+    // The padded k stays within the C API's int range, as mmaemu_gemm_block_scaled's k.
+    if (KP > static_cast<std::size_t>(INT_MAX))
+      throw std::invalid_argument("k = " + std::to_string(k) + " padded to whole blocks of " + std::to_string(bs) +
+                                  " is " + std::to_string(KP) + ", beyond the C API's int range (2^31 - 1)");
+    api::check_ld("A", row, at, M, K, lda);
+    api::check_ld("B", row, bt, K, N, ldb);
+    api::check_ld("C", row, false, M, N, ldc);
+    if (M * N != 0 && K != 0 && (!A || !B)) throw std::invalid_argument("null A or B");
+    if (M * N != 0 && !C) throw std::invalid_argument("null C");
+    if (M == 0 || N == 0) return static_cast<int>(MMAEMU_OK);
+    driver::LineQuantiser qa{to_fmt(desc.a_format), bs, desc.scale_format == MMAEMU_UE4M3, 1.0f, K}, qb = qa;
+    driver::Operand a{qa.element, A, lda, at, nullptr, 0, false, &qa}, b{qb.element, B, ldb, bt, nullptr, 0, false, &qb};
+    if (qa.nvfp4 && K > 0) {
+      const int threads = driver::work_threads(0, M + N, K, 1, std::size_t{1} << 16);  // one read per element
+      // (the row-major view of a column-major op(X) is op(X)^T: the same elements)
+      const Nvfp4Global ga = nvfp4_global_of_amax(row ? driver::operand_amax(a, M, K, threads)
+                                                      : driver::operand_amax(a, K, M, threads));
+      const Nvfp4Global gb = nvfp4_global_of_amax(row ? driver::operand_amax(b, K, N, threads)
+                                                      : driver::operand_amax(b, N, K, threads));
+      qa.encode = ga.encode, desc.a_global_scale = ga.decode;
+      qb.encode = gb.encode, desc.b_global_scale = gb.decode;
+    }
+    api::run_scaled_gemm(u, desc, layout, M, N, KP, alpha, a, b, beta, C, ldc);
+    return static_cast<int>(MMAEMU_OK);
+  });
 }
 
 }  // namespace
@@ -350,8 +396,8 @@ void mmaemu_sgemm_options_init(mmaemu_sgemm_options* opt) {
 
 // The one sgemm entry (docs/c-api.md, "One sgemm entry"): an element-wise
 // policy is mmaemu_gemm on fp32 storage; a block-scaled one is
-// mmaemu_sgemm_block_scaled_acc (src/api/block_scaled_api.cpp), which takes
-// the chain only.
+// sgemm_block_scaled above (mmaemu_sgemm_block_scaled and _acc are this entry
+// with the policy set), which takes the chain only.
 int mmaemu_sgemm_ex(const mmaemu_model* model, const mmaemu_sgemm_options* opt, mmaemu_layout layout,
                     mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, float alpha, const float* A,
                     int lda, const float* B, int ldb, float beta, float* C, int ldc) {
@@ -373,8 +419,8 @@ int mmaemu_sgemm_ex(const mmaemu_model* model, const mmaemu_sgemm_options* opt, 
           return static_cast<int>(MMAEMU_OK);
         }))
       return bad;
-    return mmaemu_sgemm_block_scaled_acc(model, policy, opt->accumulate, layout, ta, tb, m, n, k, alpha, A, lda, B,
-                                         ldb, beta, C, ldc);
+    return sgemm_block_scaled(model, desc, opt->accumulate, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                              ldc);
   }
   mmaemu_gemm_options g;
   mmaemu_gemm_options_init(&g);

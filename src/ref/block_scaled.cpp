@@ -3,12 +3,11 @@
 // docs/block-scaled.md.
 #include "ref/block_scaled.h"
 
-#include "formats/block_quantise.h"
+#include "driver/epilogue.h"
 
 #include <algorithm>
 #include <bit>
 #include <climits>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -213,35 +212,6 @@ void check_formats(const ScaledUnit& u, Fmt fa, Fmt fb, Fmt out) {
 // A scale code that leaves a padded block neutral (§4.3): 1.0, not NaN.
 uint8_t neutral_scale(Fmt scale) { return scale == Fmt::ue8m0 ? 0x7F : 0x38; }
 
-float as_float(uint32_t b) { return std::bit_cast<float>(b); }
-uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
-uint32_t canonical(float f) { return std::isnan(f) ? 0x7FFFFFFFu : bits(f); }
-float rne32(double exact) { return static_cast<float>(exact); }  // RNE (default mode)
-
-// The epilogue of §4.4 for one element: alpha_eff = RNE32(alpha*g_a*g_b)
-// (one rounding); c is read only when needed.
-struct ScaledEpilogue {
-  float alpha_eff, beta;
-  ScaledAccumulate accumulate;
-  bool reads_c() const { return beta != 0; }
-  // The chain's first accumulator.
-  uint32_t start(float c) const {
-    if (accumulate == ScaledAccumulate::into_c && beta != 0) return canonical(rne32(double{beta} * c));
-    return 0;  // +0
-  }
-  // D from the chain's result.
-  uint32_t finish(uint32_t acc, float c) const {
-    if (alpha_eff == 0) return beta == 0 ? 0 : canonical(rne32(double{beta} * c));
-    const float x = as_float(acc);
-    if (beta == 0 || accumulate == ScaledAccumulate::into_c)
-      return alpha_eff == 1 ? canonical(x) : canonical(rne32(double{alpha_eff} * x));
-    const float bc = rne32(double{beta} * c);
-    const float d = std::fma(alpha_eff, x, bc);  // one rounding
-    if (d == 0 && double{alpha_eff} * x == -double{bc}) return 0;  // an exact zero is +0
-    return canonical(d);
-  }
-};
-
 }  // namespace
 
 uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s) {
@@ -285,23 +255,29 @@ uint64_t scaled_chain(const ScaledUnit& u, Fmt out, Fmt fa, Fmt fb, std::size_t 
   return acc;
 }
 
+// The epilogue is the GEMM driver's (driver/epilogue.h, the one rule of both
+// unit kinds): alpha_eff = RNE32(alpha*g_a*g_b), gpu-blas or into-c (§4.4),
+// on D in place (C copied into D first where it is read).
 void scaled_gemm(const ScaledGemm& g) {
   const ScaledUnit& u = *g.unit;
   if (u.block && g.k % static_cast<std::size_t>(u.block))
     throw std::invalid_argument("k = " + std::to_string(g.k) + " is not a multiple of the scale block " +
                                 std::to_string(u.block));
   check_formats(u, g.fa, g.fb, Fmt::fp32);
-  const ScaledEpilogue ep{mul3_rne32(g.alpha, g.g_a, g.g_b), g.beta, g.accumulate};
+  const driver::ScaledSpec scaled{&u, g.g_a, g.g_b};
+  driver::GemmSpec spec;
+  spec.scaled = &scaled;
+  spec.accumulate_into_c = g.accumulate == ScaledAccumulate::into_c;
+  if (g.beta != 0 && g.D != g.C) std::copy(g.C, g.C + g.m * g.n, g.D);
+  const driver::Epilogue ep(spec, g.alpha, g.beta, Fmt::fp32, g.D, static_cast<std::ptrdiff_t>(g.n));
+  if (ep.alpha() == 0) return ep.scale_only(g.m, g.n, 1);
   const std::size_t nb = u.block ? g.k / static_cast<std::size_t>(u.block) : 0;
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t j = 0; j < g.n; ++j) {
-      const float c = ep.reads_c() ? g.C[g.c_at(i, j)] : 0.0f;
-      uint32_t acc = ep.start(c);
-      if (ep.alpha_eff != 0)
-        acc = static_cast<uint32_t>(scaled_chain(u, Fmt::fp32, g.fa, g.fb, g.k, g.A + i * g.k,
-                                                 g.SA ? g.SA + i * nb : nullptr, g.B + j * g.k,
-                                                 g.SB ? g.SB + j * nb : nullptr, acc));
-      g.D[g.c_at(i, j)] = as_float(ep.finish(acc, c));
+      const uint32_t acc = static_cast<uint32_t>(
+          scaled_chain(u, Fmt::fp32, g.fa, g.fb, g.k, g.A + i * g.k, g.SA ? g.SA + i * nb : nullptr, g.B + j * g.k,
+                       g.SB ? g.SB + j * nb : nullptr, ep.initial_acc(i, j)));
+      ep.store_row(&acc, i, j, 1);
     }
 }
 

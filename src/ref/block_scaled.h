@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The reference engine of the block-scaled and narrow-format units
 // (docs/block-scaled.md §3, §4): T-FDPA, ST-FDPA and GST-FDPA in exact
-// integer arithmetic, the chain of instructions along K with its padding,
-// and the GEMM epilogue. Written to be read; every faster path must return
+// integer arithmetic and the chain of instructions along K with its padding;
+// scaled_gemm adds the GEMM driver's epilogue (driver/epilogue.h, one rule
+// for both unit kinds). Written to be read; every faster path must return
 // the same bits.
 #pragma once
 
@@ -43,11 +44,12 @@ enum class ScaledAccumulate : uint8_t { gpu_blas, into_c };
 /// One GEMM on the unit (docs/block-scaled.md §4), fp32 C and D.
 ///   A: m rows of k codes, row i at A + i*k;  SA: m rows of k/block codes.
 ///   B: n columns of k codes, column j at B + j*k;  SB: n columns of k/block.
-///   C, D: m x n fp32, row-major, element (i, j) at c_at(i, j); C may be null
+///   C, D: m x n fp32, row-major, element (i, j) at i*n + j; C may be null
 ///   when it is not read, and D may be C (each element is read before it is written).
 /// k must be a multiple of the block (T rows: any k); the last instruction
 /// is padded with zero elements and neutral scales. g_a, g_b are the
-/// per-tensor decode scales (1 when unused), folded into alpha.
+/// per-tensor decode scales (1 when unused), folded into alpha by
+/// driver::Epilogue (§4.4).
 struct ScaledGemm {
   const ScaledUnit* unit;
   Fmt fa, fb;
@@ -60,7 +62,6 @@ struct ScaledGemm {
   ScaledAccumulate accumulate;
   const float* C;
   float* D;
-  std::size_t c_at(std::size_t i, std::size_t j) const { return i * n + j; }
 };
 
 void scaled_gemm(const ScaledGemm& g);

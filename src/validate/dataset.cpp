@@ -121,9 +121,9 @@ constexpr std::array<int8_t, 256> kHexDigit = [] {
   return t;
 }();
 
-// The 8-digit hex word t, or -1.
-int64_t hex_word(std::string_view t) {
-  if (t.size() != 8) return -1;
+// The hex word t of `digits` digits, or -1.
+int64_t hex_word(std::string_view t, std::size_t digits) {
+  if (t.size() != digits) return -1;
   uint32_t v = 0;
   for (char c : t) {
     const int d = kHexDigit[static_cast<unsigned char>(c)];
@@ -155,8 +155,8 @@ std::vector<uint32_t> read_column(const fs::path& file) {
 
 }  // namespace
 
-// Reads lines of whitespace-separated 8-digit hex words; all lines equal length.
-std::vector<uint32_t> read_hex(const fs::path& file, std::size_t& k) {
+// Reads lines of whitespace-separated hex words; all lines equal length.
+std::vector<uint32_t> read_hex(const fs::path& file, std::size_t& k, std::size_t digits) {
   const std::string text = slurp(file);
   std::vector<uint32_t> v;
   v.reserve(text.size() / 9 + 1);
@@ -171,8 +171,11 @@ std::vector<uint32_t> read_hex(const fs::path& file, std::size_t& k) {
       std::size_t j = i;
       while (j < line.size() && !is_space(line[j])) ++j;
       const std::string_view tok = line.substr(i, j - i);
-      const int64_t x = hex_word(tok);
-      if (x < 0) throw DataError(file, lines.number(), "expected an 8-digit hex word, got '" + std::string(tok) + "'");
+      const int64_t x = hex_word(tok, digits);
+      if (x < 0)
+        throw DataError(file, lines.number(),
+                        std::string(digits == 8 ? "expected an 8-digit hex word" : "expected a 2-digit hex scale code") +
+                            ", got '" + std::string(tok) + "'");
       v.push_back(static_cast<uint32_t>(x));
       ++count;
       i = j;

@@ -66,11 +66,12 @@ std::filesystem::path data_file(const DataSet& set, const std::string& name);
 /// the file and the line (the record, 1-based, in a .npy).
 Samples read_samples(const DataSet& set, const std::string& out);
 
-/// Lines of whitespace-separated 8-digit hex words, k per line (k is set
-/// from the first line); throws DataError naming file and line. (The text
+/// Lines of whitespace-separated 8-digit hex words (digits = 2: the
+/// block-scaled sets' scale codes), k per line (k is set from the first
+/// line); throws DataError naming file and line. (The text
 /// readers read the whole file at once and parse by hand: a campaign of
 /// 10^7 samples is bound by the engine, not by parsing.)
-std::vector<uint32_t> read_hex(const std::filesystem::path& file, std::size_t& k);
+std::vector<uint32_t> read_hex(const std::filesystem::path& file, std::size_t& k, std::size_t digits = 8);
 
 /// Lines of one 32-character binary string each.
 std::vector<uint32_t> read_binary(const std::filesystem::path& file);

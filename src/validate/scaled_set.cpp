@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "validate/scaled_set.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "models/scaled_units.h"
@@ -64,32 +63,16 @@ std::vector<uint8_t> to_codes(const std::vector<uint32_t>& v, std::size_t k, con
   return codes;
 }
 
-// Lines of `per_line` 2-digit hex scale codes.
+// Lines of `per_line` 2-digit hex scale codes, one line per sample.
 std::vector<uint8_t> read_scales(const fs::path& file, std::size_t per_line, std::size_t lines) {
-  std::ifstream in(file);
-  if (!in) throw DataError(file, 0, "cannot open");
-  std::vector<uint8_t> v;
-  std::string line, tok;
-  std::size_t n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    std::istringstream is(line);
-    std::size_t count = 0;
-    while (is >> tok) {
-      if (tok.size() != 2 || tok.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-        throw DataError(file, n, "expected a 2-digit hex scale code, got '" + tok + "'");
-      v.push_back(static_cast<uint8_t>(std::stoul(tok, nullptr, 16)));
-      ++count;
-    }
-    if (count == 0 && in.peek() == EOF) break;
-    if (count != per_line)
-      throw DataError(file, n, "expected " + std::to_string(per_line) + " scale codes, got " + std::to_string(count));
-  }
+  std::size_t k = 0;
+  const std::vector<uint32_t> v = read_hex(file, k, 2);
+  if (k != per_line)
+    throw DataError(file, 1, "expected " + std::to_string(per_line) + " scale codes, got " + std::to_string(k));
   if (v.size() != per_line * lines)
-    throw DataError(file, v.size() / std::max<std::size_t>(per_line, 1) + 1,
-                    "has " + std::to_string(v.size() / std::max<std::size_t>(per_line, 1)) + " samples, expected " +
-                        std::to_string(lines));
-  return v;
+    throw DataError(file, std::min(v.size() / k, lines) + 1,
+                    "has " + std::to_string(v.size() / k) + " samples, expected " + std::to_string(lines));
+  return {v.begin(), v.end()};
 }
 
 // The d file's fp32 pattern as bits of `out`, NaN payloads kept (the units'
