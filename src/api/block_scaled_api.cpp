@@ -99,13 +99,13 @@ Fmt scaled_output(const ScaledUnit& u, mmaemu_format output) {
 }
 
 // count tiles of m x n x k (dots: m = n = 1) on the batched engine.
+// packed: fp4 pairs as the descriptor says; false for codes already one per byte.
 int scaled_batch(const ScaledUnit& u, const mmaemu_block_scale_desc* desc, mmaemu_format output, size_t count,
                  size_t m, size_t n, size_t k, const uint8_t* A, const uint8_t* SA, const uint8_t* B,
-                 const uint8_t* SB, const void* C, void* D, int threads) {
+                 const uint8_t* SB, const void* C, void* D, int threads, bool packed) {
   const Fmt out = scaled_output(u, output);
   if (count == 0) return MMAEMU_OK;
   require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
-  const bool packed = desc->fp4_packed != 0;
   driver::ScaledBatch b;
   b.unit = &u;
   b.fa = fmt_of(desc->a_format), b.fb = fmt_of(desc->b_format), b.out = out;
@@ -224,14 +224,15 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
                              const uint8_t* SB, const void* C, void* D) {
   return guarded([&] {
     const ScaledUnit u = api::resolve_scaled(model, desc);
-    const Fmt out = scaled_output(u, output);
+    scaled_output(u, output);
     require(A && B && C && D && (!u.block || (SA && SB)), "null pointer");
     const size_t M = u.m, N = u.n_min, K = u.k;
     const bool packed = desc->fp4_packed != 0;
     const CodeMatrix a{A, packed ? K / 2 : K, true, false, packed, true, fmt_of(desc->a_format), "A"};
     const CodeMatrix b{B, N, true, false, packed, false, fmt_of(desc->b_format), "B"};
     // One tile on the batched engine: the codes checked (element by
-    // element, A's row i then B's columns), B unpacked along k.
+    // element, A's row i then B's columns), B unpacked along k, then a
+    // batch of one.
     std::vector<uint8_t> ac(M * K), bc(K * N);
     for (size_t i = 0; i < M; ++i) {
       for (size_t l = 0; l < K; ++l) ac[i * K + l] = a.code(i, l);
@@ -239,15 +240,7 @@ int mmaemu_tile_block_scaled(const mmaemu_model* model, const mmaemu_block_scale
         for (size_t j = 0; j < N; ++j)
           for (size_t l = 0; l < K; ++l) bc[l * N + j] = b.code(l, j);
     }
-    driver::ScaledBatch t;
-    t.unit = &u;
-    t.fa = fmt_of(desc->a_format), t.fb = fmt_of(desc->b_format), t.out = out;
-    t.count = 1, t.m = M, t.n = N, t.k = K;
-    t.A = ac.data(), t.B = bc.data();
-    t.SA = u.block ? SA : nullptr, t.SB = u.block ? SB : nullptr;
-    t.C = C, t.D = D;
-    driver::run_scaled_batch(t, 1);
-    return MMAEMU_OK;
+    return scaled_batch(u, desc, output, 1, M, N, K, ac.data(), SA, bc.data(), SB, C, D, 1, false);
   });
 }
 
@@ -256,7 +249,8 @@ int mmaemu_tile_batch_block_scaled(const mmaemu_model* model, const mmaemu_block
                                    const uint8_t* B, const uint8_t* SB, const void* C, void* D, int threads) {
   return guarded([&] {
     const ScaledUnit u = api::resolve_scaled(model, desc);
-    return scaled_batch(u, desc, output, count, u.m, u.n_min, u.k, A, SA, B, SB, C, D, threads);
+    return scaled_batch(u, desc, output, count, u.m, u.n_min, u.k, A, SA, B, SB, C, D, threads,
+                        desc->fp4_packed != 0);
   });
 }
 
@@ -269,7 +263,8 @@ int mmaemu_dot_batch_block_scaled(const mmaemu_model* model, const mmaemu_block_
     require(!u.block || k % u.block == 0,
             "k = " + std::to_string(k) + " is not a multiple of block_size " + std::to_string(u.block));
     require(!desc->fp4_packed || k % 2 == 0, "fp4_packed needs an even k");
-    return scaled_batch(u, desc, output, count, 1, 1, static_cast<size_t>(k), A, SA, B, SB, C, D, threads);
+    return scaled_batch(u, desc, output, count, 1, 1, static_cast<size_t>(k), A, SA, B, SB, C, D, threads,
+                        desc->fp4_packed != 0);
   });
 }
 

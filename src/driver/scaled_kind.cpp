@@ -383,9 +383,7 @@ void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const O
   if (u.block && k % static_cast<std::size_t>(u.block))
     throw std::invalid_argument("k = " + std::to_string(k) + " is not a multiple of block_size " +
                                 std::to_string(u.block));
-  if (!(u.elements & fmt_bit(A.storage)) || !(u.elements & fmt_bit(B.storage)))
-    throw std::invalid_argument(std::string(u.instruction) + " does not take " + info(A.storage).name + " x " +
-                                info(B.storage).name);
+  ref::check_formats(u, A.storage, B.storage, Fmt::fp32);
   if (c_storage != Fmt::fp32) throw std::invalid_argument("a block-scaled GEMM stores fp32");
 }
 

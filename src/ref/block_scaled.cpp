@@ -202,17 +202,17 @@ uint64_t gst_fdpa(const ScaledUnit& u, Fmt out, const ScaledStep& s) {
   return round_sum(sum.sum(), sum.lsb(), out, u.round);
 }
 
+// A scale code that leaves a padded block neutral (§4.3): 1.0, not NaN.
+uint8_t neutral_scale(Fmt scale) { return scale == Fmt::ue8m0 ? 0x7F : 0x38; }
+
+}  // namespace
+
 void check_formats(const ScaledUnit& u, Fmt fa, Fmt fb, Fmt out) {
   if (!(u.elements & fmt_bit(fa)) || !(u.elements & fmt_bit(fb)))
     throw std::invalid_argument(std::string(u.instruction) + " does not take " + info(fa).name + " x " +
                                 info(fb).name);
   (void)e_zero_for(u, out);  // refuses an output the row does not have
 }
-
-// A scale code that leaves a padded block neutral (§4.3): 1.0, not NaN.
-uint8_t neutral_scale(Fmt scale) { return scale == Fmt::ue8m0 ? 0x7F : 0x38; }
-
-}  // namespace
 
 uint64_t scaled_instruction(const ScaledUnit& unit, Fmt out, const ScaledStep& s) {
   check_formats(unit, s.fa, s.fb, out);

@@ -27,6 +27,10 @@ struct ScaledStep {
   uint64_t c;
 };
 
+/// Throws std::invalid_argument ("<instruction> does not take e2m1 x e4m3")
+/// unless the row takes elements fa x fb and output `out`.
+void check_formats(const ScaledUnit& unit, Fmt fa, Fmt fb, Fmt out);
+
 /// d = the instruction's fused dot product of a and b, scaled, plus c;
 /// output bits of `out` (fp32, or fp16 for T rows). Throws
 /// std::invalid_argument for formats the row does not take.
