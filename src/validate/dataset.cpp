@@ -221,11 +221,11 @@ fs::path data_file(const DataSet& set, const std::string& name) {
   return fs::exists(npy) ? npy : set.dir / (name + ".txt");
 }
 
-Samples read_samples(const DataSet& set, const std::string& out) {
+Samples read_samples(const DataSet& set, const std::string& out, const fs::path& a_file, const fs::path& b_file) {
   Samples s;
   std::size_t kb = 0;
-  s.a_file = data_file(set, join({"a_", set.gpu, "_", set.fmt}));
-  s.b_file = data_file(set, join({"b_", set.gpu, "_", set.fmt}));
+  s.a_file = a_file.empty() ? data_file(set, join({"a_", set.gpu, "_", set.fmt})) : a_file;
+  s.b_file = b_file.empty() ? data_file(set, join({"b_", set.gpu, "_", set.fmt})) : b_file;
   s.c_file = data_file(set, join({"c_", set.gpu, "_fp32"}));
   s.d_file = data_file(set, join({"d_", set.gpu, "_", out}));
   const fs::path &fa = s.a_file, &fb = s.b_file;

@@ -63,8 +63,11 @@ struct Samples {
 std::filesystem::path data_file(const DataSet& set, const std::string& name);
 
 /// Reads the samples (text or .npy, file by file); throws DataError naming
-/// the file and the line (the record, 1-based, in a .npy).
-Samples read_samples(const DataSet& set, const std::string& out);
+/// the file and the line (the record, 1-based, in a .npy). a_file, b_file:
+/// the a and b files where their names are not a_<GPU>_<fmt> (the
+/// block-scaled sets name each operand's format).
+Samples read_samples(const DataSet& set, const std::string& out, const std::filesystem::path& a_file = {},
+                     const std::filesystem::path& b_file = {});
 
 /// Lines of whitespace-separated 8-digit hex words (digits = 2: the
 /// block-scaled sets' scale codes), k per line (k is set from the first

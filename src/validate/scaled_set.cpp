@@ -100,18 +100,11 @@ SetResult run_scaled_set(const DataSet& set, const std::string& out) {
   if (!(unit->outputs & fmt_bit(of))) throw DataError(set.dir, 0, set.instruction + " has no " + out + " output");
   const Found fa = need_file(set, "a_" + set.gpu + "_", unit->elements);
   const Found fb = need_file(set, "b_" + set.gpu + "_", unit->elements);
-  std::size_t k = 0, kb = 0;
-  const std::vector<uint32_t> av = read_hex(fa.file, k), bv = read_hex(fb.file, kb);
-  if (kb != k) throw DataError(fb.file, 1, "k = " + std::to_string(kb) + " differs from " + fa.file.filename().string());
-  const std::size_t n = av.size() / k;
-  const fs::path fc = set.dir / join({"c_", set.gpu, "_fp32.txt"});
-  const fs::path fd = set.dir / join({"d_", set.gpu, "_", out, ".txt"});
-  const std::vector<uint32_t> c = read_binary(fc), d = read_binary(fd);
-  for (auto [file, count] : {std::pair{fb.file, bv.size() / k}, {fc, c.size()}, {fd, d.size()}})
-    if (count != n)
-      throw DataError(file, std::min(count, n) + 1,
-                      "has " + std::to_string(count) + " samples, " + fa.file.filename().string() + " has " + std::to_string(n));
-  const std::vector<uint8_t> a = to_codes(av, k, fa), b = to_codes(bv, k, fb);
+  const Samples smp = read_samples(set, out, fa.file, fb.file);  // the a, b, c, d files and their counts
+  const std::size_t k = smp.k, n = smp.count();
+  const std::vector<uint32_t>& c = smp.c;
+  const std::vector<uint32_t>& d = smp.d;
+  const std::vector<uint8_t> a = to_codes(smp.a, k, fa), b = to_codes(smp.b, k, fb);
 
   std::vector<uint8_t> sa, sb;
   std::size_t nb = 0;
@@ -126,7 +119,7 @@ SetResult run_scaled_set(const DataSet& set, const std::string& out) {
     throw DataError(set.dir, 0, set.instruction + " takes no scales, but the set has sa_/sb_ files");
   }
 
-  SetResult r{set.gpu, std::string(info(fa.fmt).name) + "x" + info(fb.fmt).name, out, set.instruction, n, 0, 0, {}, fd};
+  SetResult r{set.gpu, std::string(info(fa.fmt).name) + "x" + info(fb.fmt).name, out, set.instruction, n, 0, 0, {}, smp.d_file};
   for (std::size_t i = 0; i < n; ++i) {
     const uint64_t c0 = convert(Fmt::fp32, of, c[i], Round::rne);
     const uint64_t got = ref::scaled_chain(*unit, of, fa.fmt, fb.fmt, k, &a[i * k], nb ? &sa[i * nb] : nullptr,
