@@ -4,7 +4,6 @@
 // mmaemu_parse_policy, or a block-scaled one (mxfp8, ..., nvfp4;
 // docs/block-scaled.md) on a model with the unit; and a setting's one-line
 // name (describe). Calls only the C API.
-#include <cctype>
 #include <string>
 
 #include "runtime.h"
@@ -12,25 +11,23 @@
 namespace mmaemu::shim {
 namespace {
 
-// "mxfp8, mxfp8:e5m2, ..., nvfp4" (for messages).
-std::string block_scaled_policy_names() {
-  std::string names;
-  for (int i = 0; i < mmaemu_block_scaled_policy_count(); ++i)
-    names += (i ? ", " : "") + std::string(mmaemu_block_scaled_policy_name(i));
-  return names;
-}
-
 bool is_block_scaled_policy(const std::string& policy) {
   mmaemu_block_scale_desc desc;
   return mmaemu_parse_block_scaled_policy(policy.c_str(), &desc) == MMAEMU_OK;
 }
 
-// "chain", in any case and spacing, as mmaemu_gemm reads a schedule.
-bool is_chain(const char* schedule) {
-  std::string s;
-  for (const char* c = schedule; *c; ++c)
-    if (!std::isspace(static_cast<unsigned char>(*c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
-  return s == "chain";
+// The policy and schedule of cfg as the one sgemm entry checks them: a GEMM
+// of size zero through mmaemu_sgemm_ex; "" or its message.
+std::string sgemm_ex_error(const Config& cfg) {
+  mmaemu_sgemm_options opt;
+  mmaemu_sgemm_options_init(&opt);
+  opt.policy = cfg.policy.c_str();
+  opt.schedule = cfg.options.schedule;
+  opt.accumulate = cfg.options.accumulate;
+  if (mmaemu_sgemm_ex(cfg.model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0f, nullptr, 1,
+                      nullptr, 1, 0.0f, nullptr, 1) != MMAEMU_OK)
+    return mmaemu_last_error();
+  return "";
 }
 
 // The registered models that have a unit for `desc`, comma separated.
@@ -57,8 +54,7 @@ std::string select_block_scaled(Config& cfg, const char* policy_var) {
     return setting + "model " + mmaemu_model_name(cfg.model) + " has no unit for it (models that have one: " +
            models_with_unit(desc) + ")";
   // MMA_SCHEDULE=chain, the default, is what the block-scaled path does.
-  if (cfg.options.schedule && !is_chain(cfg.options.schedule))
-    return setting + "MMA_SCHEDULE=" + cfg.options.schedule + " does not apply to a block-scaled policy (only chain does)";
+  if (const std::string error = sgemm_ex_error(cfg); !error.empty()) return setting + "MMA_SCHEDULE: " + error;
   cfg.block_scaled = true;
   return "";
 }
@@ -66,10 +62,8 @@ std::string select_block_scaled(Config& cfg, const char* policy_var) {
 // An element-wise policy: parsed, and the model has its unit.
 std::string select_policy(Config& cfg, const char* policy_var) {
   int m, n, k;
-  if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK) {
-    const std::string error = std::string(policy_var) + ": " + mmaemu_last_error();
-    return error + "; or a block-scaled policy: " + block_scaled_policy_names();
-  }
+  if (mmaemu_parse_policy(cfg.policy.c_str(), &cfg.options) != MMAEMU_OK)
+    return std::string(policy_var) + ": " + sgemm_ex_error(cfg);  // the message lists both kinds
   if (mmaemu_tile_shape(cfg.model, cfg.options.input, MMAEMU_FP32, &m, &n, &k) != MMAEMU_OK)
     return std::string(policy_var) + "=" + cfg.policy + ": " + mmaemu_last_error();
   return "";
