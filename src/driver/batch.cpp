@@ -219,16 +219,7 @@ struct ProductPanel {
   std::size_t held_bytes() const { return scratch_bytes(ca, cb, val, sig, exp, special); }  // scratch.h
 };
 
-// The identity row panel: value and significand 1, exponent 0 (flags 0).
-struct Identity {
-  std::vector<float> one;
-  std::vector<int32_t> zero;
-  explicit Identity(std::size_t n) : one(n, 1.0f), zero(n, 0) {}
-};
-const Identity& identity() {
-  static const Identity id(kChunkPositions + 64);
-  return id;
-}
+static_assert(kChunkPositions + 64 <= IdentityRow::kIdentityEntries, "the identity row covers a chunk");
 
 inline Entry entry(const Call& x, uint64_t code) {
   return x.table ? x.table->e[code & x.table->mask] : entry_of(x.row, code);
@@ -372,9 +363,9 @@ void scalar_step(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::si
 template <typename T>
 void simd_steps(const Call& x, Codes<T> A, Codes<T> B, const Lanes& ln, std::size_t l0, std::size_t kc,
                 const ProductPanel& pp, std::size_t s0, std::size_t s1, uint32_t* acc) {
-  const Identity& id = identity();
+  const IdentityRow& id = identity_row();
   const int last = static_cast<int>(std::min(x.step, kc - (s1 - 1) * x.step));
-  const kernels::RowPanel ar{id.one.data(), id.one.data(), id.zero.data()};
+  const kernels::RowPanel ar{id.one.data(), id.one.data(), id.zero32.data()};
   for (std::size_t s = s0; s < s1;) {
     const std::size_t at = s * x.step * L;
     const kernels::LanePanel br{pp.val.p.get() + at, pp.sig.p.get() + at, pp.exp.p.get() + at};
@@ -617,6 +608,11 @@ BatchLanes batch_lanes(std::size_t m, std::size_t n, std::size_t k, std::size_t 
     }
   }
   return ln;
+}
+
+const IdentityRow& identity_row() {
+  static const IdentityRow id;
+  return id;
 }
 
 void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std::size_t i), void* ctx) {

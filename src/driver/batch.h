@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "formats/format.h"
 #include "kernels/product_pack.h"
@@ -82,6 +83,21 @@ struct ScaledBatch {
 /// plug-in (driver/scaled_kind.cpp). threads as the GEMM; use_reference:
 /// every element on the reference (tests).
 void run_scaled_batch(const ScaledBatch& b, int threads = 0, bool use_reference = false);
+
+/// The identity row of the batched engines' product panels (batch.cpp,
+/// scaled_kind.cpp): each lane of B holds its own operands' products, read
+/// against this row, every entry an identity of the kernel's operation
+/// (value and significand 1, exponents 0, every element nonzero, scale 1);
+/// kIdentityEntries entries of each field.
+struct IdentityRow {
+  static constexpr std::size_t kIdentityEntries = 1024;
+  std::vector<float> one = std::vector<float>(kIdentityEntries, 1.0f);
+  std::vector<int16_t> zero16 = std::vector<int16_t>(kIdentityEntries, 0);
+  std::vector<int32_t> zero32 = std::vector<int32_t>(kIdentityEntries, 0);
+  std::vector<uint32_t> all = std::vector<uint32_t>(kIdentityEntries, ~0u);
+  std::vector<double> one64 = std::vector<double>(kIdentityEntries, 1.0);
+};
+const IdentityRow& identity_row();
 
 /// The batched engine's one parallel loop: body(i) for i in [0, tasks) on
 /// thread_count(threads) threads (at most `tasks`), each thread holding the

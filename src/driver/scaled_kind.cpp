@@ -498,21 +498,7 @@ struct Panels {
   std::size_t held_bytes() const { return scratch_bytes(val, exp, sexp, nz, scale, special); }  // scratch.h
 };
 
-// The identity row (every entry is an identity of the kernel's operation).
-struct Identity {
-  std::vector<float> one;
-  std::vector<int16_t> zero16;
-  std::vector<int32_t> zero32;
-  std::vector<uint32_t> all;
-  std::vector<double> one64;
-  Identity()
-      : one(kChunkSteps * kMaxStepK, 1.0f), zero16(one.size(), 0), zero32(one.size(), 0), all(one.size(), ~0u),
-        one64(one.size(), 1.0) {}
-};
-const Identity& identity() {
-  static const Identity id;
-  return id;
-}
+static_assert(kChunkSteps * kMaxStepK <= IdentityRow::kIdentityEntries, "the identity row covers a chunk");
 
 void pack_st(const Call& x, const Call::Base* q, std::size_t s0, std::size_t steps, Panels& p) {
   p.val.resize(steps * x.uk * L);
@@ -577,7 +563,7 @@ void pack_gst(const Call& x, const Call::Base* q, std::size_t s0, std::size_t st
 
 // Steps [s, e) of the chunk on the plan's step kernel (the one prototype).
 void run_kernel(const Call& x, const Panels& p, std::size_t s, std::size_t e, uint32_t* acc) {
-  const Identity& id = identity();
+  const IdentityRow& id = identity_row();
   const int steps = static_cast<int>(e - s), k = static_cast<int>(x.uk);
   const bool gst = x.u.algo == ScaledAlgo::gst_fdpa;
   const std::size_t at = s * x.uk * L, gt = s * x.groups * L, tt = s * (gst ? x.bps : 1) * L;
