@@ -65,7 +65,7 @@ struct ScaledCall : MacroArgs {
   const ScaledSpec& spec;
 };
 
-/// Block-scaled units: ref::scaled_gemm's bits on the steps loop nest with
+/// Block-scaled units: ref::scaled_chain's bits on the steps loop nest with
 /// the block-scaled plug-in (scaled_kind.cpp).
 void run_scaled_macro(const ScaledCall& g);
 /// Throws std::invalid_argument for what run_scaled_macro cannot take (spec.scaled

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The block-scaled kind's plug-ins: of the steps loop nest (steps_nest.h)
 // and, at the end, of the batched engine (batch_engine.h). The GEMM's:
-// ref::scaled_gemm's bits (docs/block-scaled.md §4 and "Speed") on the SIMD
+// ref::scaled_chain's bits (docs/block-scaled.md §4 and "Speed") on the SIMD
 // kernels of kernels/scaled_simd.h. What is the kind's own: reading an
 // operand's element and scale codes (driver::Operand: CBLAS layout, fp4
 // pairs along k, or fp32 quantised as the sgemm policies do), padding each

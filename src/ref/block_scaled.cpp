@@ -3,7 +3,6 @@
 // docs/block-scaled.md.
 #include "ref/block_scaled.h"
 
-#include "driver/epilogue.h"
 
 #include <algorithm>
 #include <bit>
@@ -253,32 +252,6 @@ uint64_t scaled_chain(const ScaledUnit& u, Fmt out, Fmt fa, Fmt fb, std::size_t 
     acc = scaled_step(u, out, s, std::min(step, k - i));
   }
   return acc;
-}
-
-// The epilogue is the GEMM driver's (driver/epilogue.h, the one rule of both
-// unit kinds): alpha_eff = RNE32(alpha*g_a*g_b), gpu-blas or into-c (§4.4),
-// on D in place (C copied into D first where it is read).
-void scaled_gemm(const ScaledGemm& g) {
-  const ScaledUnit& u = *g.unit;
-  if (u.block && g.k % static_cast<std::size_t>(u.block))
-    throw std::invalid_argument("k = " + std::to_string(g.k) + " is not a multiple of the scale block " +
-                                std::to_string(u.block));
-  check_formats(u, g.fa, g.fb, Fmt::fp32);
-  const driver::ScaledSpec scaled{&u, g.g_a, g.g_b};
-  driver::GemmSpec spec;
-  spec.scaled = &scaled;
-  spec.accumulate_into_c = g.accumulate == ScaledAccumulate::into_c;
-  if (g.beta != 0 && g.D != g.C) std::copy(g.C, g.C + g.m * g.n, g.D);
-  const driver::Epilogue ep(spec, g.alpha, g.beta, Fmt::fp32, g.D, static_cast<std::ptrdiff_t>(g.n));
-  if (ep.alpha() == 0) return ep.scale_only(g.m, g.n, 1);
-  const std::size_t nb = u.block ? g.k / static_cast<std::size_t>(u.block) : 0;
-  for (std::size_t i = 0; i < g.m; ++i)
-    for (std::size_t j = 0; j < g.n; ++j) {
-      const uint32_t acc = static_cast<uint32_t>(
-          scaled_chain(u, Fmt::fp32, g.fa, g.fb, g.k, g.A + i * g.k, g.SA ? g.SA + i * nb : nullptr, g.B + j * g.k,
-                       g.SB ? g.SB + j * nb : nullptr, ep.initial_acc(i, j)));
-      ep.store_row(&acc, i, j, 1);
-    }
 }
 
 }  // namespace mmaemu::ref

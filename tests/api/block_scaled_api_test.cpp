@@ -16,6 +16,7 @@
 #include "api_test_util.h"
 #include "mmaemu/mmaemu.h"
 #include "models/scaled_units.h"
+#include "common/scaled_gemm.h"
 #include "ref/block_scaled.h"
 
 namespace {
@@ -101,9 +102,9 @@ TEST_CASE("block-scaled GEMM: every layout, transpose and ld gives the canonical
     for (size_t t = 0; t < KB; ++t)
       for (size_t j = 0; j < N; ++j) SBt[j * KB + t] = SB[t * N + j];
     std::vector<float> want(M * N);
-    mmaemu::ref::scaled_gemm({&u, static_cast<mmaemu::Fmt>(c.fa), static_cast<mmaemu::Fmt>(c.fb), M, N, K, A.data(),
+    mmaemu::test::scaled_gemm({&u, static_cast<mmaemu::Fmt>(c.fa), static_cast<mmaemu::Fmt>(c.fb), M, N, K, A.data(),
                               SA.data(), Bt.data(), SBt.data(), 0.75f, -1.5f, 1.0f, 1.0f,
-                              mmaemu::ref::ScaledAccumulate::gpu_blas, C0.data(), want.data()});
+                              mmaemu::test::ScaledAccumulate::gpu_blas, C0.data(), want.data()});
     for (bool row : {true, false})
       for (bool at : {false, true})
         for (bool bt : {false, true}) {

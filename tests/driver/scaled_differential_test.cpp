@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Bit identity of the block-scaled macro-kernel (driver::gemm) with
-// the reference (ref::scaled_gemm), docs/block-scaled.md: every row of
+// the reference GEMM (tests/common/scaled_gemm.h), docs/block-scaled.md: every row of
 // src/models/scaled_units.cpp, every element-format pair, both subnormal
 // conventions, both accumulation semantics, odd shapes and k padding,
 // NaN/Inf elements, NaN and zero scales, extreme scales, zero groups, 1
@@ -18,6 +18,7 @@
 
 #include "common/engine_rows.h"
 #include "common/scaled_draw.h"
+#include "common/scaled_gemm.h"
 #include "driver/gemm.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
@@ -34,7 +35,7 @@ struct Trial {
   std::size_t m, n, k;
   Fmt fa, fb;
   Mix mix;
-  ref::ScaledAccumulate acc;
+  test::ScaledAccumulate acc;
   int threads;
   float alpha, beta, g_a, g_b;
 };
@@ -43,20 +44,20 @@ std::string describe(const ScaledUnit& u, const Trial& t) {
   return std::string(u.gpu) + " " + u.instruction + " " + info(t.fa).name + "x" + info(t.fb).name +
          (u.subnormals == NarrowSubnormals::normalize ? " normalize" : "") + " m" + std::to_string(t.m) +
          " n" + std::to_string(t.n) + " k" + std::to_string(t.k) + " mix " + std::to_string(int(t.mix)) +
-         (t.acc == ref::ScaledAccumulate::into_c ? " into_c" : " gpu_blas") + " threads " + std::to_string(t.threads);
+         (t.acc == test::ScaledAccumulate::into_c ? " into_c" : " gpu_blas") + " threads " + std::to_string(t.threads);
 }
 
 // g on driver::gemm (C copied to D, then D in place), the operands read
 // where they are (A by rows, B by columns, k contiguous: op(B) transposed),
 // B's chunks block_bytes at a time (0: the default).
-std::vector<float> run_driver(const ref::ScaledGemm& g, int threads, std::size_t block_bytes) {
+std::vector<float> run_driver(const test::ScaledGemm& g, int threads, std::size_t block_bytes) {
   const std::size_t nb = g.unit->block ? g.k / g.unit->block : 0;
   const auto k = static_cast<std::ptrdiff_t>(g.k), nbl = static_cast<std::ptrdiff_t>(nb);
   const driver::Operand la{g.fa, g.A, k, false, g.SA, nbl}, lb{g.fb, g.B, k, true, g.SB, nbl};
   const driver::ScaledSpec scaled{g.unit, g.g_a, g.g_b, block_bytes};
   driver::GemmSpec spec;
   spec.scaled = &scaled;
-  spec.accumulate_into_c = g.accumulate == ref::ScaledAccumulate::into_c;
+  spec.accumulate_into_c = g.accumulate == test::ScaledAccumulate::into_c;
   spec.threads = threads;
   spec.work_per_thread = 1;
   std::vector<float> D(g.C, g.C + g.m * g.n);
@@ -82,9 +83,9 @@ int compare(const ScaledUnit& u, const Trial& t, uint64_t seed, const std::strin
     if (d.rng() % 4 == 0) std::fill_n(&B[r * t.k + (d.rng() % (t.k / 16)) * 16], 16, 0);
   std::vector<float> C(t.m * t.n), Dref(t.m * t.n);
   for (auto& x : C) x = d.c_value();
-  ref::ScaledGemm g{&u, t.fa, t.fb, t.m, t.n, t.k, A.data(), SA.data(), B.data(), SB.data(),
+  test::ScaledGemm g{&u, t.fa, t.fb, t.m, t.n, t.k, A.data(), SA.data(), B.data(), SB.data(),
                     t.alpha, t.beta, t.g_a, t.g_b, t.acc, C.data(), Dref.data()};
-  ref::scaled_gemm(g);
+  test::scaled_gemm(g);
   // B's columns in one block, and one panel per block (a unit outside the
   // kernels' envelope takes its reference steps).
   const std::vector<float> Dfast = run_driver(g, t.threads, 0), Dblock = run_driver(g, t.threads, 1);
@@ -132,7 +133,7 @@ void run_trials(const ScaledUnit& u, int count, uint64_t seed, const std::string
     }
     t.n = 1 + rng() % 37;  // more than one panel of 16, a partial one
     t.mix = static_cast<Mix>(i % 4);
-    t.acc = i % 2 ? ref::ScaledAccumulate::into_c : ref::ScaledAccumulate::gpu_blas;
+    t.acc = i % 2 ? test::ScaledAccumulate::into_c : test::ScaledAccumulate::gpu_blas;
     t.threads = 1 + (i / 2) % 2;
     const float alphas[] = {1.0f, 0.5f, -3.0f, 0.0f}, betas[] = {0.0f, 1.0f, 2.0f, -0.5f};
     t.alpha = alphas[rng() % 4];
@@ -156,12 +157,12 @@ TEST_CASE("every block-scaled row runs on the SIMD kernels, and use_reference re
   CHECK(!kernels::plan(wide).simd);
 }
 
-TEST_CASE("fast engine equals ref::scaled_gemm: every row, format pair, semantics, shapes, specials") {
+TEST_CASE("fast engine equals test::scaled_gemm: every row, format pair, semantics, shapes, specials") {
   uint64_t seed = kSeed;
   for (const ScaledUnit& u : units()) run_trials(u, static_cast<int>(30 * kScale), seed++, "default target");
 }
 
-TEST_CASE("fast engine equals ref::scaled_gemm on every compiled and supported SIMD target") {
+TEST_CASE("fast engine equals test::scaled_gemm on every compiled and supported SIMD target") {
   for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     uint64_t seed = kSeed ^ static_cast<uint64_t>(target);
@@ -187,7 +188,7 @@ TEST_CASE("the steps loop nest's paths: shared B over several k chunks, few colu
       t.fb = gst ? Fmt::e2m1 : Fmt::e3m2;
       t.m = s[0], t.n = s[1], t.k = s[2];
       t.mix = static_cast<Mix>(seed % 4);
-      t.acc = ref::ScaledAccumulate::gpu_blas;
+      t.acc = test::ScaledAccumulate::gpu_blas;
       t.threads = 2;
       t.alpha = 1.0f, t.beta = 0.5f, t.g_a = 1.0f, t.g_b = 1.0f;
       compare(u, t, seed++, "nest paths");

@@ -13,6 +13,7 @@
 #include "block_scaled_vectors.h"
 #include "formats/fp4_packing.h"
 #include "models/scaled_units.h"
+#include "common/scaled_gemm.h"
 #include "ref/block_scaled.h"
 
 using namespace bs_test;
@@ -88,11 +89,11 @@ TEST_CASE("block-scaled spec vectors: 6 GEMMs (chain, epilogue, padding-free K)"
     const std::vector<uint8_t> a = expand(v.a, v.K), b = expand(v.b, v.K);
     const float c = std::bit_cast<float>(v.c);
     float d = 0;
-    mmaemu::ref::ScaledGemm g{&u, v.fa, v.fb, 1, 1, static_cast<size_t>(v.K), a.data(), v.sa.data(),
+    mmaemu::test::ScaledGemm g{&u, v.fa, v.fb, 1, 1, static_cast<size_t>(v.K), a.data(), v.sa.data(),
                               b.data(), v.sb.data(), v.alpha, v.beta, v.g_a, v.g_b,
-                              v.into_c ? mmaemu::ref::ScaledAccumulate::into_c : mmaemu::ref::ScaledAccumulate::gpu_blas,
+                              v.into_c ? mmaemu::test::ScaledAccumulate::into_c : mmaemu::test::ScaledAccumulate::gpu_blas,
                               &c, &d};
-    mmaemu::ref::scaled_gemm(g);
+    mmaemu::test::scaled_gemm(g);
     CHECK_MESSAGE(std::bit_cast<uint32_t>(d) == v.expected,
                   v.id << " (" << v.what << "): got " << hex(std::bit_cast<uint32_t>(d)) << " want " << hex(v.expected));
   }
