@@ -73,21 +73,26 @@ void check_codes(const CodeMatrix& x, size_t lines, size_t k) {
     for (size_t l = 0; l < k; ++l) x.k_is_col ? x.code(r, l) : x.code(l, r);
 }
 
-// The element codes of one operand of a batch (`n` of them), one per byte:
-// checked against the format, unpacked from fp4 pairs where packed.
-const uint8_t* batch_codes(const char* name, const uint8_t* x, size_t n, Fmt f, bool packed,
-                           std::vector<uint8_t>& unpacked) {
-  if (packed) {
-    unpacked.resize(n);
-    unpack_fp4(x, n, unpacked.data());
-    return unpacked.data();
-  }
+// Throws for the first of n codes, one per byte, that is not one of f's.
+void check_code_array(const char* name, const uint8_t* x, size_t n, Fmt f) {
   const int width = info(f).width;
   for (size_t i = 0; i < n; ++i)
     if (x[i] >> width)
       throw std::invalid_argument(std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(x[i]) +
                                   " is not a " + info(f).name + " code");
-  return x;
+}
+
+// The element codes of one operand of a batch (`n` of them), one per byte:
+// checked against the format, unpacked from fp4 pairs where packed.
+const uint8_t* batch_codes(const char* name, const uint8_t* x, size_t n, Fmt f, bool packed,
+                           std::vector<uint8_t>& unpacked) {
+  if (!packed) {
+    check_code_array(name, x, n, f);
+    return x;
+  }
+  unpacked.resize(n);
+  unpack_fp4(x, n, unpacked.data());
+  return unpacked.data();
 }
 
 // The output format of one of unit u's instructions: FP32, or FP16 where u has it.
@@ -307,9 +312,7 @@ int mmaemu_dequantize(mmaemu_format element, mmaemu_format scale, int block_size
     require(std::isfinite(global_scale) && global_scale > 0,
             "global_scale must be positive and finite (a decode scale), got " + std::to_string(global_scale));
     require(n == 0 || (x && codes && scales), "null pointer");
-    for (size_t i = 0; i < n; ++i)
-      require(!(codes[i] >> info(fmt_of(element)).width),
-              "codes[" + std::to_string(i) + "] is not a " + info(fmt_of(element)).name + " code");
+    check_code_array("codes", codes, n, fmt_of(element));
     dequantise(fmt_of(element), fmt_of(scale), static_cast<size_t>(block_size), codes, scales, n, global_scale, x);
     return MMAEMU_OK;
   });
