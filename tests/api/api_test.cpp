@@ -19,7 +19,6 @@
 
 using namespace mmaemu;
 using api_test::Handle;
-using api_test::hex;
 using api_test::test_seed;
 
 namespace {

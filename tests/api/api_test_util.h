@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/hex.h"
 #include "mmaemu/mmaemu.h"
 
 namespace api_test {
@@ -26,11 +27,5 @@ struct Handle {
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
 };
-
-inline std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 }  // namespace api_test

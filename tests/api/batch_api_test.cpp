@@ -14,7 +14,6 @@
 #include "api_test_util.h"
 
 using api_test::Handle;
-using api_test::hex;
 
 namespace {
 

@@ -56,7 +56,7 @@ struct Table {
     if (h != want) {
       ++failures;
       if (failures <= 20)
-        MESSAGE("case " << i << " (" << what << "): got " << api_test::hex(h) << " want " << api_test::hex(want));
+        MESSAGE("case " << i << " (" << what << "): got " << hex(h) << " want " << hex(want));
     }
   }
 };

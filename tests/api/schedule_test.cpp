@@ -23,7 +23,6 @@
 
 using namespace mmaemu;
 using api_test::Handle;
-using api_test::hex;
 using api_test::test_seed;
 
 namespace {

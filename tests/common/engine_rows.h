@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/hex.h"
 #include "formats/format.h"
 #include "models/model.h"
 
@@ -33,12 +34,6 @@ inline const double kScale = [] {
   const char* v = std::getenv("MMAEMU_DIFF_SCALE");
   return v && *v ? std::strtod(v, nullptr) : 1.0;
 }();
-
-inline std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // Random bit patterns of a format: every exponent (subnormals, zero, the
 // top binade), both signs, a few Inf/NaN; with `narrow`, exponents within a

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hex.h"
 #include "driver/gemm.h"
 #include "hwy/targets.h"
 #include "models/model.h"
@@ -27,12 +28,6 @@
 using namespace mmaemu;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 struct Vector {
   std::string id, gpus, instr, a, b, alt;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hex.h"
 #include "driver/gemm.h"
 #include "kernels/plan.h"
 #include "kernels/scalar.h"
@@ -34,12 +35,6 @@
 using namespace mmaemu;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 constexpr uint64_t kNan16 = 0x7FFF, kPinf16 = 0x7C00, kNinf16 = 0xFC00, kMax16Neg = 0xFBFF;
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hex.h"
 #include "cli/commands.h"
 #include "experiments/explain.h"
 #include "models/model.h"
@@ -24,12 +25,6 @@ using namespace mmaemu;
 using namespace mmaemu::experiments;
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llX", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // A code as a token of mmaemu dot: its value as a binary64 hex float (exact
 // for every format; strtod reads it), or nan/inf.

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/hex.h"
 #include "formats/format.h"
 
 namespace fmt_test {
@@ -92,11 +93,6 @@ inline const char* ov_name(Overflow o) {
   return "?";
 }
 
-inline std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 inline std::string hexf(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%a", v);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hex.h"
 #include "models/fields.h"
 #include "lookup_error.h"
 #include "models/model.h"
@@ -57,12 +58,6 @@ struct Inputs {
     for (uint64_t& x : v) x = pattern(f, mode);
   }
 };
-
-std::string hex(uint64_t x) {
-  char s[24];
-  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(x));
-  return s;
-}
 
 // Hand-made inputs for effects random ones rarely reach (in, then c, then
 // the nonzero a_i, b_i; every other input 0):

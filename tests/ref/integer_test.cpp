@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hex.h"
 #include "formats/format.h"
 #include "formats/int4_packing.h"
 #include "models/model.h"
@@ -23,12 +24,6 @@
 using namespace mmaemu;
 
 namespace {
-
-std::string hex(uint64_t x) {
-  char s[24];
-  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(x));
-  return s;
-}
 
 // The nonzero (a_i, b_i) of a chain; every other input is 0.
 struct Pairs {

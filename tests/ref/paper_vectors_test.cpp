@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/hex.h"
 #include "formats/format.h"
 #include "models/model.h"
 #include "models/scaled_units.h"
@@ -40,12 +41,6 @@ namespace {
 // Values and bit patterns
 
 double p2(int e) { return std::ldexp(1.0, e); }
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // True when x is exactly a value of format f; `bits` receives its pattern.
 bool exact_in(Fmt f, double x, uint64_t& bits) {

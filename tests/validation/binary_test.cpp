@@ -24,7 +24,6 @@
 
 using namespace mmaemu;
 using namespace mmaemu::validate;
-using mmaemu::test::hex;
 using mmaemu::test::kSeed;
 namespace fs = std::filesystem;
 
