@@ -31,10 +31,12 @@
 // products of 0, which change no bits under any rule.
 //
 // Instructions per multiply-add (AVX-512, 16 lanes in one vector, wrap and
-// satfinite/instruction): one vpmaddwd (two products for 16 lanes) plus one
-// vpaddd per pair, and one broadcast of A's pair shared by the 16 lanes:
-// about 1.5 instructions per 32 products, 0.05 per product. AVX2: twice
-// that, SSE4: four times.
+// satfinite/instruction): per pair of k and A row, one vpmaddwd (two
+// products in each of the 16 lanes) and one vpaddd, a broadcast of A's
+// pair, and B's vector loaded once for both rows of a two-row call: about
+// 3.5 instructions per 32 products (~0.1 per product). AVX2 and SSE4 need
+// two and four vectors for the 16 lanes. sat_point = addition: two
+// multiply-adds and two clamps (~5 instructions) per pair and vector.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/integer_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -115,70 +117,76 @@ HWY_INLINE VW PairOf(const int16_t* a, uint32_t mask = ~0u) {
   return hn::BitCast(DW(), hn::Set(D32(), static_cast<int32_t>(pair & mask)));
 }
 
-// Elements [l0, l1) (l0, l1 even) of row a against the lanes, summed
-// exactly into s0/s1 (their lane-wise sum, RearrangeToOddPlusEven, is the
-// per-lane sum of products).
-template <std::size_t NV>
-HWY_INLINE void Dot(const int16_t* HWY_RESTRICT a, const int16_t* HWY_RESTRICT b, int l0, int l1, V32* s0, V32* s1) {
+// Elements [l0, l1) (l0, l1 even) of R rows (row r at a + r*stride)
+// against the lanes, summed exactly into s0/s1 (their lane-wise sum,
+// RearrangeToOddPlusEven, is the per-lane sum of products). Each B vector
+// is loaded once for the R rows.
+template <std::size_t R, std::size_t NV>
+HWY_INLINE void Dot(const int16_t* HWY_RESTRICT a, std::size_t stride, const int16_t* HWY_RESTRICT b, int l0, int l1,
+                    V32 (*s0)[NV], V32 (*s1)[NV]) {
   const D32 d;
   constexpr std::size_t N = hn::MaxLanes(d);
   for (int l = l0; l < l1; l += 2) {
-    const VW pa = PairOf(a + l);
+    VW pa[R];
+    for (std::size_t r = 0; r < R; ++r) pa[r] = PairOf(a + r * stride + l);
     const int16_t* bl = b + static_cast<std::size_t>(l) * L;
-    for (std::size_t v = 0; v < NV; ++v) s0[v] = hn::ReorderWidenMulAccumulate(d, pa, hn::LoadU(DW(), bl + 2 * v * N), s0[v], s1[v]);
+    for (std::size_t v = 0; v < NV; ++v) {
+      const VW bv = hn::LoadU(DW(), bl + 2 * v * N);
+      for (std::size_t r = 0; r < R; ++r) s0[r][v] = hn::ReorderWidenMulAccumulate(d, pa[r], bv, s0[r][v], s1[r][v]);
+    }
   }
 }
 
-template <std::size_t NV>
-HWY_INLINE void Finish(V32* s0, V32* s1, V32* out) {
-  for (std::size_t v = 0; v < NV; ++v) out[v] = hn::RearrangeToOddPlusEven(s0[v], s1[v]);
+// R rows' chains (acc: row r's 16 lanes at bits + 16*r).
+template <std::size_t R>
+HWY_INLINE void Rows(const SimdParams& p, int step, int steps, std::size_t stride, const int16_t* HWY_RESTRICT a,
+                     const int16_t* HWY_RESTRICT b, int32_t* HWY_RESTRICT bits) {
+  const D32 d;
+  constexpr std::size_t N = hn::MaxLanes(D32());
+  constexpr std::size_t NV = L / N;
+  const int total = step * steps;
+  V32 c[R][NV];
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t v = 0; v < NV; ++v) c[r][v] = hn::LoadU(d, bits + r * L + v * N);
+  if (p.sat_each) {
+    // One product at a time, in k order.
+    for (int l = 0; l < total; l += 2) {
+      const int16_t* bl = b + static_cast<std::size_t>(l) * L;
+      for (const uint32_t mask : {0x0000FFFFu, 0xFFFF0000u})
+        for (std::size_t r = 0; r < R; ++r) {
+          const VW pa = PairOf(a + r * stride + l, mask);
+          for (std::size_t v = 0; v < NV; ++v) {
+            V32 s1 = hn::Zero(d);
+            const V32 s0 = hn::ReorderWidenMulAccumulate(d, pa, hn::LoadU(DW(), bl + 2 * v * N), hn::Zero(d), s1);
+            c[r][v] = SatAdd(c[r][v], hn::RearrangeToOddPlusEven(s0, s1));
+          }
+        }
+    }
+  } else {
+    // satfinite: one exact sum per instruction, then one clamp. Wrap: the
+    // whole run, kFlush products per exact partial sum.
+    const int chunk = p.satfinite ? step : kFlush;
+    for (int l0 = 0; l0 < total; l0 += chunk) {
+      V32 s0[R][NV], s1[R][NV];
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t v = 0; v < NV; ++v) s0[r][v] = s1[r][v] = hn::Zero(d);
+      Dot<R, NV>(a, stride, b, l0, std::min(total, l0 + chunk), s0, s1);
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t v = 0; v < NV; ++v) {
+          const V32 sum = hn::RearrangeToOddPlusEven(s0[r][v], s1[r][v]);
+          c[r][v] = p.satfinite ? SatAdd(c[r][v], sum) : WrapAdd(c[r][v], sum);
+        }
+    }
+  }
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(c[r][v], d, bits + r * L + v * N);
 }
 
 void IntRun16(const SimdParams& p, int step, int steps, int rows, std::size_t stride, const int16_t* HWY_RESTRICT a,
               const int16_t* HWY_RESTRICT b, uint32_t* HWY_RESTRICT acc) {
-  const D32 d;
-  constexpr std::size_t N = hn::MaxLanes(D32());
-  constexpr std::size_t NV = L / N;
   int32_t* bits = reinterpret_cast<int32_t*>(acc);
-  const int total = step * steps;
-  for (int r = 0; r < rows; ++r) {
-    const int16_t* ar = a + r * stride;
-    V32 c[NV];
-    for (std::size_t v = 0; v < NV; ++v) c[v] = hn::LoadU(d, bits + r * L + v * N);
-    if (p.sat_each) {
-      // One product at a time, in k order.
-      for (int l = 0; l < total; l += 2) {
-        const int16_t* bl = b + static_cast<std::size_t>(l) * L;
-        for (const uint32_t mask : {0x0000FFFFu, 0xFFFF0000u}) {
-          const VW pa = PairOf(ar + l, mask);
-          for (std::size_t v = 0; v < NV; ++v) {
-            V32 s1 = hn::Zero(d);
-            const V32 s0 = hn::ReorderWidenMulAccumulate(d, pa, hn::LoadU(DW(), bl + 2 * v * N), hn::Zero(d), s1);
-            c[v] = SatAdd(c[v], hn::RearrangeToOddPlusEven(s0, s1));
-          }
-        }
-      }
-    } else if (p.satfinite) {
-      // One exact sum per instruction, then one clamp.
-      for (int s = 0; s < steps; ++s) {
-        V32 s0[NV], s1[NV], sum[NV];
-        for (std::size_t v = 0; v < NV; ++v) s0[v] = s1[v] = hn::Zero(d);
-        Dot<NV>(ar, b, s * step, (s + 1) * step, s0, s1);
-        Finish<NV>(s0, s1, sum);
-        for (std::size_t v = 0; v < NV; ++v) c[v] = SatAdd(c[v], sum[v]);
-      }
-    } else {
-      // Wrap: the whole run, kFlush products per exact partial sum.
-      for (int l0 = 0; l0 < total; l0 += kFlush) {
-        V32 s0[NV], s1[NV], sum[NV];
-        for (std::size_t v = 0; v < NV; ++v) s0[v] = s1[v] = hn::Zero(d);
-        Dot<NV>(ar, b, l0, std::min(total, l0 + kFlush), s0, s1);
-        Finish<NV>(s0, s1, sum);
-        for (std::size_t v = 0; v < NV; ++v) c[v] = WrapAdd(c[v], sum[v]);
-      }
-    }
-    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(c[v], d, bits + r * L + v * N);
-  }
+  if (rows == 2) Rows<2>(p, step, steps, stride, a, b, bits);
+  else Rows<1>(p, step, steps, stride, a, b, bits);
 }
 #endif
 

@@ -147,8 +147,8 @@ int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel 
 /// only (the codes' values), run.step even, each instruction zero-padded
 /// (run.last_len unused: zero products change no bits); acc holds s32
 /// codes. Wrap, or with p.satfinite the clamp per instruction or (p.sat_each)
-/// per product in k order: ref::step's bits. One or two A rows, row after
-/// row. Does every step.
+/// per product in k order: ref::step's bits. One or two A rows (two: each
+/// B vector loaded once for both). Does every step.
 int simd_integer_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// Register-blocked FMA chain tiles (BLIS-style micro-kernel): kChainMR
