@@ -68,7 +68,14 @@ typedef MMAEMU_ENUM(mmaemu_format) {
   MMAEMU_E2M3 = 10,  /**< OCP FP6 E2M3 */
   MMAEMU_E2M1 = 11,  /**< OCP FP4 E2M1 (also packed two per byte, element 2i low) */
   MMAEMU_UE8M0 = 12, /**< MX scale: 2^(code-127), 0xFF NaN */
-  MMAEMU_UE4M3 = 13  /**< NVFP4 scale: e4m3 with the sign bit ignored */
+  MMAEMU_UE4M3 = 13, /**< NVFP4 scale: e4m3 with the sign bit ignored */
+  /* Integer formats of the integer units (docs/models.md §11), accepted
+     only by mmaemu_gemm_int (and the name/parse calls). */
+  MMAEMU_S8 = 14,  /**< two's complement 8-bit, int8_t */
+  MMAEMU_U8 = 15,  /**< unsigned 8-bit, uint8_t */
+  MMAEMU_S4 = 16,  /**< two's complement 4-bit, packed two per byte along k, element 2i low */
+  MMAEMU_U4 = 17,  /**< unsigned 4-bit, packed as S4 */
+  MMAEMU_S32 = 18  /**< two's complement 32-bit, int32_t: the integer units' C and D */
 } mmaemu_format;
 
 /** Rounding used to convert a stored operand to the unit's input format. */
@@ -273,6 +280,42 @@ MMAEMU_API int mmaemu_gemm(const mmaemu_model* model, const mmaemu_gemm_options*
                            mmaemu_layout layout, mmaemu_transpose ta, mmaemu_transpose tb,
                            int m, int n, int k, double alpha, const void* A, int lda,
                            const void* B, int ldb, double beta, void* C, int ldc);
+
+/** Options of mmaemu_gemm_int. Initialise with mmaemu_gemm_int_options_init(). */
+typedef struct mmaemu_gemm_int_options {
+  /** Formats of A and B: MMAEMU_S8 or MMAEMU_U8 (one code per byte), or
+   *  MMAEMU_S4 or MMAEMU_U4 (two codes per byte along k, element 2i in the
+   *  low nibble, in every layout; k odd: the last high nibble is ignored).
+   *  Chosen independently where the unit takes mixed signedness (NVIDIA
+   *  .atype/.btype); read as ints and checked. */
+  mmaemu_format a_format, b_format;
+  /** 1: the .satfinite variant (the sum clamped to the s32 range), refused
+   *  where the unit has none (AMD); 0: the unit's own rule (wrap modulo
+   *  2^32, or a custom model's overflow key). */
+  int saturate;
+  int threads; /**< 0: MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores */
+} mmaemu_gemm_int_options;
+
+/** Defaults: S8 x S8, wrap, threads 0. */
+MMAEMU_API void mmaemu_gemm_int_options_init(mmaemu_gemm_int_options* opt);
+
+/**
+ * @brief Integer GEMM on the model's integer unit (docs/models.md §11):
+ *        D = op(A)*op(B) + C with int32 C and D (beta = 1), or D = op(A)*op(B)
+ *        (beta = 0, C not read): alpha = beta = 1 as cublasGemmEx and
+ *        oneDNN's s8s8s32 GEMM define it. CBLAS layout, transposes and
+ *        leading dimensions; for int4 operands the leading dimension counts
+ *        bytes (ceil(k/2) where k is the contiguous dimension). Bit-exact:
+ *        the chain of the unit's instructions along k, each wrapping (or
+ *        clamping with saturate) as the unit does.
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT (null options, a bad format,
+ *         layout, transpose, beta or size; saturate on a unit without
+ *         .satfinite), or MMAEMU_ERR_UNSUPPORTED (the model has no integer
+ *         unit for a_format x b_format; the message lists those it has)
+ */
+MMAEMU_API int mmaemu_gemm_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, mmaemu_layout layout,
+                               mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, const void* A,
+                               int lda, const void* B, int ldb, int beta, int32_t* C, int ldc);
 
 /**
  * @brief sgemm on the unit. fp32 storage; `policy` names the unit input

@@ -61,6 +61,9 @@ def _internal():
     return _mmaemu_internal
 
 
+_INT_INPUTS = {"int8", "uint8", "int4", "uint4"}
+
+
 def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0, accumulate="gpu-blas",
            rounding=None, saturate=None, a_format=None, b_format=None, c_format=None, threads=0,
            schedule="chain"):
@@ -93,6 +96,14 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     operands; codes of the output format (e.g. uint16 fp16 codes) for code
     operands; c_format chooses explicitly.
 
+    Integer units (docs/models.md §11): input="int8", "uint8", "int4" or
+    "uint4" (b's format: b_format=, default the same) on int8 / uint8 arrays
+    (int4: values in range, packed here two per byte along k) returns int32
+    D = A @ B (+ c, an int32 array, when given: alpha = beta = 1), wrapping
+    modulo 2^32, or with saturate=True clamping (.satfinite; refused where the
+    unit has none). output, alpha, beta, accumulate, rounding and schedule do
+    not apply there.
+
     input may also be a block-scaled policy ("mxfp8", "mxfp8:e5m2", "mxfp6",
     "mxfp6:e3m2", "mxfp4", "nvfp4"; docs/block-scaled.md): float32 a and b
     are then quantised per block along k, op(A) by rows and op(B) by columns,
@@ -100,6 +111,17 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     (mmaemu_sgemm_block_scaled_acc). output, rounding, saturate, the formats,
     threads and schedule do not apply there.
     """
+    if isinstance(input, str) and input in _INT_INPUTS:
+        if b_format is not None and b_format not in _INT_INPUTS:
+            raise ValueError(f"b_format={b_format!r}: an integer input is one of {sorted(_INT_INPUTS)}")
+        given = {"output": output, "rounding": rounding, "a_format": a_format, "c_format": c_format}
+        for arg, value in given.items():
+            if value is not None:
+                raise ValueError(f"{arg} does not apply to the integer input={input!r}")
+        if alpha != 1.0 or beta not in (0.0, 1.0) or accumulate != "gpu-blas" or schedule != "chain":
+            raise ValueError(f"the integer input={input!r} computes D = A @ B + C: alpha, beta, accumulate and "
+                             "schedule do not apply (pass c= to add C)")
+        return _mmaemu.matmul_int(a, b, model, input, b_format or input, bool(saturate), c, threads)
     if isinstance(input, str) and is_block_scaled_policy(input):
         given = {"output": output, "rounding": rounding, "saturate": saturate, "a_format": a_format,
                  "b_format": b_format, "c_format": c_format}

@@ -61,7 +61,9 @@ static_assert(MMAEMU_FP64 == static_cast<int>(Fmt::fp64) && MMAEMU_FP32 == stati
               MMAEMU_E5M2FNUZ == static_cast<int>(Fmt::e5m2fnuz) && MMAEMU_E3M2 == static_cast<int>(Fmt::e3m2) &&
               MMAEMU_E2M3 == static_cast<int>(Fmt::e2m3) && MMAEMU_E2M1 == static_cast<int>(Fmt::e2m1) &&
               MMAEMU_UE8M0 == static_cast<int>(Fmt::ue8m0) && MMAEMU_UE4M3 == static_cast<int>(Fmt::ue4m3) &&
-              kFmtCount == MMAEMU_UE4M3 + 1,
+              MMAEMU_S8 == static_cast<int>(Fmt::s8) && MMAEMU_U8 == static_cast<int>(Fmt::u8) &&
+              MMAEMU_S4 == static_cast<int>(Fmt::s4) && MMAEMU_U4 == static_cast<int>(Fmt::u4) &&
+              MMAEMU_S32 == static_cast<int>(Fmt::s32) && kFmtCount == MMAEMU_S32 + 1,
               "mmaemu_format must match mmaemu::Fmt value for value");
 static_assert(MMAEMU_RNE == static_cast<int>(Round::rne) && MMAEMU_RZ == static_cast<int>(Round::rz) &&
               MMAEMU_RD == static_cast<int>(Round::rd) && MMAEMU_RU == static_cast<int>(Round::ru) &&

@@ -43,7 +43,8 @@ const char* mmaemu_format_name(int f) { return valid(f) ? info(static_cast<Fmt>(
 int mmaemu_format_parse(const char* name, mmaemu_format* out) {
   if (!name || !out) return api::fail(MMAEMU_ERR_ARGUMENT, "null argument");
   api::clear_error();
-  const auto f = parse_fmt(name);
+  auto f = parse_fmt(name);
+  if (!f) f = parse_int_fmt(name);
   if (!f) return api::fail(MMAEMU_ERR_ARGUMENT, "unknown format '" + std::string(name) + "' (valid: " + format_names() + ")");
   *out = static_cast<mmaemu_format>(*f);
   return MMAEMU_OK;
@@ -58,8 +59,8 @@ int mmaemu_format_storage_bytes(int f) {
 
 int mmaemu_convert(mmaemu_format from, mmaemu_format to, const void* x, void* y, size_t n, mmaemu_rounding r,
                    int saturate) {
-  if (const int bad = api::enum_status("from", from, api::kFormats)) return bad;
-  if (const int bad = api::enum_status("to", to, api::kFormats)) return bad;
+  if (const int bad = api::enum_status("from", from, api::kConvertFormats)) return bad;
+  if (const int bad = api::enum_status("to", to, api::kConvertFormats)) return bad;
   if (const int bad = api::enum_status("r", r, api::kRoundings)) return bad;
   if (n > 0 && (!x || !y)) return api::fail(MMAEMU_ERR_ARGUMENT, "null array pointer");
   api::clear_error();

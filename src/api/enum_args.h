@@ -41,11 +41,20 @@ inline constexpr EnumValue kGemmFormats[] = {
     MMAEMU_VALUE(MMAEMU_FP64), MMAEMU_VALUE(MMAEMU_FP32), MMAEMU_VALUE(MMAEMU_TF32),
     MMAEMU_VALUE(MMAEMU_BF16), MMAEMU_VALUE(MMAEMU_FP16), MMAEMU_VALUE(MMAEMU_E4M3),
     MMAEMU_VALUE(MMAEMU_E5M2), MMAEMU_VALUE(MMAEMU_E4M3FNUZ), MMAEMU_VALUE(MMAEMU_E5M2FNUZ)};
-/// Every format (mmaemu_convert).
-inline constexpr EnumValue kFormats[] = {
+/// The floating-point and scale formats (mmaemu_convert).
+inline constexpr EnumValue kConvertFormats[] = {
     kGemmFormats[0], kGemmFormats[1], kGemmFormats[2], kGemmFormats[3], kGemmFormats[4],
     kGemmFormats[5], kGemmFormats[6], kGemmFormats[7], kGemmFormats[8], MMAEMU_VALUE(MMAEMU_E3M2),
     MMAEMU_VALUE(MMAEMU_E2M3), MMAEMU_VALUE(MMAEMU_E2M1), MMAEMU_VALUE(MMAEMU_UE8M0), MMAEMU_VALUE(MMAEMU_UE4M3)};
+/// The integer units' operand formats (mmaemu_gemm_int).
+inline constexpr EnumValue kIntInputs[] = {MMAEMU_VALUE(MMAEMU_S8), MMAEMU_VALUE(MMAEMU_U8), MMAEMU_VALUE(MMAEMU_S4),
+                                           MMAEMU_VALUE(MMAEMU_U4)};
+/// Every format (mmaemu_format_name, mmaemu_format_parse).
+inline constexpr EnumValue kFormats[] = {
+    kConvertFormats[0],  kConvertFormats[1],  kConvertFormats[2],  kConvertFormats[3],  kConvertFormats[4],
+    kConvertFormats[5],  kConvertFormats[6],  kConvertFormats[7],  kConvertFormats[8],  kConvertFormats[9],
+    kConvertFormats[10], kConvertFormats[11], kConvertFormats[12], kConvertFormats[13], kIntInputs[0],
+    kIntInputs[1],       kIntInputs[2],       kIntInputs[3],       MMAEMU_VALUE(MMAEMU_S32)};
 /// The element and scale formats of the block-scaled units, and their outputs.
 inline constexpr EnumValue kScaledElements[] = {MMAEMU_VALUE(MMAEMU_E4M3), MMAEMU_VALUE(MMAEMU_E5M2),
                                                 MMAEMU_VALUE(MMAEMU_E3M2), MMAEMU_VALUE(MMAEMU_E2M3),

@@ -71,16 +71,16 @@ void print_scaled_units(const std::vector<Model>& models) {
                   scaled_fields::read_params(u).c_str());
 }
 
-// The integer units (Model::integer): the scalar reference runs them; the
-// GEMM engine, its kernel plan and the C API take them in a later step.
+// The integer units (Model::integer): the GEMM engine runs them on the
+// integer SIMD kernel (docs/models.md §11.4).
 // Indented like the section of rows without a SIMD kernel, so that a line
 // starting with a model's name is still one of its GEMM rows.
 void print_integer_units(const std::vector<Model>& models) {
   bool any = false;
   for (const Model& m : models) any |= !m.integer.empty();
   if (!any) return;
-  std::printf("\nInteger units (docs/models.md, Integer units; the scalar reference runs them, no GEMM engine path "
-              "yet; no hardware data):\n  %-11s %-28s %-9s %-5s %-11s %-7s %s\n", "model", "instruction", "A x B", "out",
+  std::printf("\nInteger units (docs/models.md, Integer units; the GEMM engine runs them on its integer SIMD kernel; "
+              "no hardware data):\n  %-11s %-28s %-9s %-5s %-11s %-7s %s\n", "model", "instruction", "A x B", "out",
               "m x n x k", "default", "parameters its accumulation path reads");
   for (const Model& m : models)
     for (const ModelRow& r : m.integer) {

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "hwy/base.h"
@@ -629,6 +630,8 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
 }
 
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o) {
+  if (row.accum == Accumulation::integer)
+    throw std::invalid_argument("the batched engine does not run integer units yet (the GEMM does)");
   const std::size_t total = p.count * p.m * p.n;
   if (total == 0) return;
   Call x{row, kernels::plan(row, {o.use_reference, o.simd_off}), p, {p.m, p.n, p.k, p.m * p.n}, total,

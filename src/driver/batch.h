@@ -46,7 +46,8 @@ struct BatchOptions {
 };
 
 /// Every output element of every tile: d = ref::dot(row, k, a, b, c) bit
-/// for bit (c is not read where row.ignores_c).
+/// for bit (c is not read where row.ignores_c). An integer unit (accum =
+/// integer): std::invalid_argument (not yet; driver::gemm runs them).
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o = {});
 
 /// The engine run_batch uses for a row: "simd" (product panels on the SIMD

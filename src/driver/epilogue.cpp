@@ -3,6 +3,8 @@
 
 #include <bit>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "formats/block_quantise.h"
@@ -18,6 +20,17 @@ constexpr uint32_t kScaledNaN = 0x7FFFFFFF;  // every NaN of a block-scaled GEMM
 Epilogue::Epilogue(const GemmSpec& spec, double alpha, double beta, Fmt c_storage, void* C, std::ptrdiff_t ldc)
     : out_(spec.scaled ? Fmt::fp32 : spec.row->out), alpha_(alpha), beta_(beta), c_storage_(c_storage), C_(C),
       ldc_(ldc), scaled_(spec.scaled != nullptr) {
+  if (info(out_).is_integer()) {  // the header's integer rule
+    if (alpha != 1.0 || (beta != 0.0 && beta != 1.0))
+      throw std::invalid_argument("an integer GEMM computes D = A*B + C: alpha = 1, beta = 0 or 1");
+    if (c_storage != out_) throw std::invalid_argument(std::string("an integer GEMM stores ") + info(out_).name);
+    integer_ = true;
+    epi_ = out_;
+    alpha_e_ = beta_e_ = nan_store_ = 0;
+    read_c_ = use_c_ = false;
+    zero_init_ = beta == 0.0;
+    return;
+  }
   if (scaled_) alpha_ = mul3_rne32(static_cast<float>(alpha), spec.scaled->g_a, spec.scaled->g_b);
   epi_ = out_ == Fmt::fp64 ? Fmt::fp64 : Fmt::fp32;
   alpha_e_ = convert(Fmt::fp64, epi_, std::bit_cast<uint64_t>(alpha_), Round::rne);
@@ -38,6 +51,7 @@ uint64_t Epilogue::beta_c(std::size_t i, std::size_t j, Fmt f) const {
 }
 
 uint64_t Epilogue::initial_acc(std::size_t i, std::size_t j) const {
+  if (integer_) return zero_init_ ? 0 : load(c_storage_, C_, at(i, j));
   return zero_init_ ? zero_bits(out_, false) : beta_c(i, j, out_);
 }
 
@@ -74,6 +88,10 @@ template <typename V>
 void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const {
   using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
   using F = std::conditional_t<sizeof(V) == 4, float, double>;
+  if (integer_) {
+    for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
+    return;
+  }
   if (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {
     for (std::size_t w = 0; w < nc; ++w) store_one(std::bit_cast<U>(acc[w]), i, j0 + w);
     return;

@@ -14,6 +14,13 @@
 // rules of docs/block-scaled.md §4.4: alpha is alpha_eff =
 // RNE32(alpha*g_a*g_b) (one rounding; 0: D = beta*C), every NaN is
 // 0x7FFFFFFF, and an exact zero of fma(alpha_eff, acc, beta*C) is +0.
+//
+// An integer unit (s32 results, docs/models.md §11): D = A*B + C as
+// cublasGemmEx and oneDNN's s8s8s32 GEMM define it, alpha = 1 and beta 0
+// or 1 only, C and D s32. The chain starts from C (beta = 1: C is the
+// first instruction's c, as an mma chain loaded with C) or from 0, and D
+// is the last accumulator itself: no rounding. Anything else is
+// std::invalid_argument.
 #pragma once
 
 #include <cstddef>
@@ -61,6 +68,7 @@ class Epilogue {
   uint64_t nan_store_;         // the unit's NaN in c_storage_
   bool scaled_;               // the block-scaled rules
   bool read_c_, use_c_, zero_init_;
+  bool integer_ = false;       // s32 results: the accumulator is stored as it is
 };
 
 }  // namespace mmaemu::driver

@@ -26,6 +26,8 @@ struct LineQuantiser;  // driver/scaled_decode.h
 /// data + (trans ? j*ld + i : i*ld + j) elements (row-major view).
 /// A block-scaled GEMM's operand: `storage` is the element format, data
 /// its codes, one per byte or (fp4_packed) two e2m1 codes per byte along k,
+/// (an integer unit's operand: s8/u8/s4/u4 codes, one per byte, or with
+/// fp4_packed two int4 codes per byte in the same order)
 /// element 2i in the low nibble (op(A)(i, l) in byte (i, l/2) of the view,
 /// op(B)(l, j) in byte (l/2, j)); `scales` the scale codes of op(X), k/block
 /// of them along k, in the same view with leading dimension scale_ld. With

@@ -74,12 +74,18 @@ void run_scaled_macro(const ScaledCall& g);
 /// unit does not take, C other than fp32.
 void check_scaled(const GemmSpec& spec, std::size_t k, const Operand& A, const Operand& B, Fmt c_storage);
 
+/// Integer units (accum = integer): ref::dot's bits on the steps loop nest
+/// with the integer plug-in (integer_kind.cpp). Throws
+/// std::invalid_argument for operand formats other than the row's (A:
+/// row.in, B: row.in_b) and packed operands that are not int4.
+void run_integer_macro(const GemmCall& g);
+
 /// A unit kind as the driver sees it (docs/kernels.md, "Adding a unit
 /// kind"): the loop nest that runs a GEMM on the plan's kernel. driver::gemm
 /// calls `run` once per call, so the dispatch costs nothing per step.
 struct UnitKind {
   kernels::Macro macro;  // the kind's id in KernelPlan::macro
-  const char* name;   // "steps", "chain", "exact", "scaled"
+  const char* name;   // "steps", "chain", "exact", "scaled", "integer"
   void (*run)(const MacroArgs& args, const GemmSpec& spec);
 };
 

@@ -15,12 +15,14 @@ void run_steps(const MacroArgs& args, const GemmSpec& spec) { run_steps_macro(Ge
 void run_chain(const MacroArgs& args, const GemmSpec& spec) { run_chain_macro(GemmCall{args, spec, *spec.row}); }
 void run_exact(const MacroArgs& args, const GemmSpec& spec) { run_exact_macro(GemmCall{args, spec, *spec.row}); }
 void run_scaled(const MacroArgs& args, const GemmSpec& spec) { run_scaled_macro(ScaledCall{args, *spec.scaled}); }
+void run_integer(const MacroArgs& args, const GemmSpec& spec) { run_integer_macro(GemmCall{args, spec, *spec.row}); }
 
-constexpr std::array<UnitKind, 4> kKinds{{
+constexpr std::array<UnitKind, 5> kKinds{{
     {kernels::Macro::steps, "steps", run_steps},
     {kernels::Macro::chain, "chain", run_chain},
     {kernels::Macro::exact, "exact", run_exact},
     {kernels::Macro::scaled, "scaled", run_scaled},
+    {kernels::Macro::integer, "integer", run_integer},
 }};
 
 constexpr bool in_macro_order() {

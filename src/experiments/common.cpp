@@ -79,10 +79,11 @@ Fmt parse_format(const std::string& option, const std::string& text) {
   // GEMM engine these commands drive (docs/models.md §11).
   if (parse_int_fmt(text))
     throw UsageError("--" + option + ": unknown format '" + text + "' here: integer formats are not yet "
-                     "available to GEMM commands (the integer units run on the scalar reference only; "
+                     "available to GEMM commands (the C API runs the integer units: mmaemu_gemm_int; "
                      "docs/models.md §11)");
   std::string names;
-  for (int i = 0; i < kFmtCount; ++i) names += std::string(i ? ", " : "") + info(static_cast<Fmt>(i)).name;
+  for (int i = 0; i < kFmtCount; ++i)
+    if (!info(static_cast<Fmt>(i)).is_integer()) names += std::string(i ? ", " : "") + info(static_cast<Fmt>(i)).name;
   throw UsageError("--" + option + ": unknown format '" + text + "' (valid: " + names +
                    "; aliases fp8 = e4m3fnuz, bf8 = e5m2fnuz, xf32 = tf32)");
 }

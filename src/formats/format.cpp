@@ -12,7 +12,7 @@ namespace mmaemu {
 namespace {
 
 // One row per format; indexed by Fmt.
-constexpr std::array<FormatInfo, kAllFmtCount> kFormats = {{
+constexpr std::array<FormatInfo, kFmtCount> kFormats = {{
     //  id              name        width exp man bias shift specials
     {Fmt::fp64, "fp64", 64, 11, 52, 1023, 0, Specials::ieee},
     {Fmt::fp32, "fp32", 32, 8, 23, 127, 0, Specials::ieee},

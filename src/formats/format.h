@@ -43,12 +43,10 @@ enum class Fmt : uint8_t {
   u4,   // unsigned, 4 bits
   s32,  // two's complement, 32 bits: the accumulator and result
 };
-/// The floating-point and scale formats, numbered as the C API's
-/// mmaemu_format names them (include/mmaemu/mmaemu.h). The integer formats
-/// follow them; the C API does not name them yet.
-inline constexpr int kFmtCount = 14;
-/// Every format, the integer ones included.
-inline constexpr int kAllFmtCount = 19;
+/// Every format, numbered as the C API's mmaemu_format names them
+/// (include/mmaemu/mmaemu.h): the floating-point and scale formats, then the
+/// integer ones (Fmt::s8 on).
+inline constexpr int kFmtCount = 19;
 
 /// How a format encodes Inf and NaN.
 enum class Specials : uint8_t {
@@ -118,7 +116,7 @@ const FormatInfo& info(Fmt f);
 
 /// Parses a format name (case-insensitive; aliases such as "half",
 /// "binary16", "bfloat16", "xf32", "fp8"/"bf8" = the fnuz formats): the
-/// floating-point and scale formats only (those the C API names).
+/// floating-point and scale formats only (parse_int_fmt: the integer ones).
 std::optional<Fmt> parse_fmt(std::string_view name);
 
 /// Parses an integer format name (case-insensitive: s8, u8, s4, u4, s32, or

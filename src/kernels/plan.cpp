@@ -169,6 +169,7 @@ StepKernel kernel_of(SimdKind kind) {
     case SimdKind::interleaved: return simd_interleaved_run16;
     case SimdKind::st: return simd_st_run16;
     case SimdKind::gst: return simd_gst_run16;
+    case SimdKind::integer: return simd_integer_run16;
   }
   return nullptr;
 }
@@ -211,6 +212,32 @@ const char* gst_misfit(const ScaledUnit& u) {
   return nullptr;
 }
 
+// The integer kernel: int16 pairs (k even), partial sums of one
+// instruction exact in int32 (k * 255^2 < 2^30: integer_simd.cpp).
+const char* integer_misfit(const ModelRow& row) {
+  if (row.k <= 0 || row.k % 2 != 0) return "integer unit with k odd";
+  if (row.k > (1 << 14)) return "integer unit with k over 2^14";
+  return nullptr;
+}
+
+// The integer units' plan: macro integer, the SIMD kernel or the reference.
+KernelPlan integer_plan(const ModelRow& row, PlanOptions options) {
+  KernelPlan k;
+  k.macro = Macro::integer;
+  const char* misfit = integer_misfit(row);
+  if (options.use_reference) k.why = "the use_reference option";
+  else if (options.simd_off) k.why = "the simd_off option";
+  else if (misfit) k.why = misfit;
+  if (*k.why) return k;
+  k.simd = true;
+  k.simd_params.kind = SimdKind::integer;
+  k.simd_params.satfinite = row.overflow == IntOverflow::satfinite;
+  k.simd_params.sat_each = k.simd_params.satfinite && row.sat_point == SatPoint::addition;
+  k.kernel = kernel_of(SimdKind::integer);
+  k.name = "simd";
+  return k;
+}
+
 }  // namespace
 
 KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
@@ -235,6 +262,7 @@ KernelPlan plan(const ScaledUnit& u, PlanOptions options) {
 }
 
 KernelPlan plan(const ModelRow& row, PlanOptions options) {
+  if (row.accum == Accumulation::integer) return integer_plan(row, options);
   KernelPlan k;
   k.step = options.use_reference ? ScalarKernel::none : scalar_kernel(row);
   k.fp64 = decoding_of(row) == Decoding::real64;

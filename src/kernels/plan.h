@@ -36,6 +36,11 @@
 // (ref/block_scaled.h) otherwise (docs/block-scaled.md, "Speed").
 // Steps with NaN/Inf elements or NaN scales run on the reference whatever
 // the plan says.
+//
+// An integer unit (accum = integer, docs/models.md §11) runs the steps loop
+// nest with the integer plug-in (driver/integer_kind.cpp, macro integer):
+// on simd_integer_run16 (kernels/integer_simd.cpp) inside its envelope,
+// on ref::step (ref/integer.h) otherwise.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +59,7 @@ enum class Macro : uint8_t {
   chain,  // register-blocked FMA-chain tiles (simd_chain_tile / simd_chain_tile64)
   exact,  // CDNA1 exact blocks in binary64 (simd_exact_run16)
   scaled,  // a block-scaled unit's GEMM: the steps nest with the block-scaled plug-in
+  integer,  // an integer unit's GEMM: the steps nest with the integer plug-in
 };
 
 struct PlanOptions {

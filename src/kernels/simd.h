@@ -28,6 +28,7 @@ enum class SimdKind : uint8_t {
   interleaved,  // HMMA fp8 path: two aligned sub-blocks from 0, then c by one RNE add
   st,           // block-scaled T-FDPA and ST-FDPA (scaled_simd.h)
   gst,          // block-scaled GST-FDPA (scaled_simd.h)
+  integer,      // integer units: exact int16 products into s32 (integer_simd.cpp)
 };
 
 struct SimdParams {
@@ -51,6 +52,8 @@ struct SimdParams {
   bool exact_zero_c;     // late: ModelRow::late_exact_zero_c
   int32_t cutoff;        // late: c dropped more than this many binades below (-1: never)
   int32_t block;         // gst: elements per scale
+  bool satfinite;        // integer: overflow = satfinite (else wrap)
+  bool sat_each;         // integer, satfinite: sat_point = addition (clamp after each product)
 };
 
 /// A run of steps: `steps` consecutive blocks of `step` elements, the last
@@ -77,6 +80,7 @@ struct RowPanel {
   const int32_t* scale_exp = nullptr; // st: per step; gst: per scale block
   const uint32_t* nz = nullptr;       // gst: per group of 16, bit i: element i nonzero
   const double* scale = nullptr;      // gst: the scale's value per block
+  const int16_t* i16 = nullptr;       // integer: the codes' values, k contiguous
 };
 
 /// The most A rows one step-kernel call covers: two independent chains per
@@ -100,6 +104,8 @@ struct LanePanel {
   const int32_t* scale_exp = nullptr; // st: [s*16 + j]; gst: [t*16 + j]
   const uint32_t* nz = nullptr;       // gst: [g*16 + j]
   const double* scale = nullptr;      // gst: [t*16 + j]
+  const int16_t* i16 = nullptr;       // integer: the codes' values in pairs, element l of lane j at
+                                      // [(l/2)*32 + 2j + l%2]
 };
 
 /// The one step-kernel prototype (docs/kernels.md, "The step-kernel
@@ -136,6 +142,14 @@ int simd_late_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, u
 /// IEEE arithmetic, NaN and Inf need no special care (NaN bits are the
 /// host's). Does every step.
 int simd_pairwise_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
+
+/// The integer units (SimdKind::integer; docs/models.md §11): panels' i16
+/// only (the codes' values), run.step even, each instruction zero-padded
+/// (run.last_len unused: zero products change no bits); acc holds s32
+/// codes. Wrap, or with p.satfinite the clamp per instruction or (p.sat_each)
+/// per product in k order: ref::step's bits. One or two A rows (two: each
+/// B vector loaded once for both). Does every step.
+int simd_integer_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc);
 
 /// Register-blocked FMA chain tiles (BLIS-style micro-kernel): kChainMR
 /// rows x kChainNR columns (fp64: kChainNR64), over kc consecutive k:

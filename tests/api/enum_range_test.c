@@ -25,8 +25,13 @@ static void expect_refused(const char* entry, const char* arg, int value, int st
   fprintf(stderr, "%s: %s = %d: status %d, message '%s'\n", entry, arg, value, status, message);
 }
 
-/* Values outside each enum of mmaemu.h. */
-static const int kBadFormats[] = {-1, 14, 99, INT_MAX, INT_MIN};
+/* Values outside each enum of mmaemu.h. Formats: also the integer ones
+   (MMAEMU_S8 .. MMAEMU_S32 = 14 .. 18), which no floating-point or
+   block-scaled entry takes. */
+static const int kBadFormats[] = {-1, 14, 15, 16, 17, 18, 19, 99, INT_MAX, INT_MIN};
+/* Outside the integer GEMM's operand formats (S8, U8, S4, U4): S32 and the
+   floating-point formats are formats, but no integer unit's input. */
+static const int kBadIntInputs[] = {-1, MMAEMU_FP64, MMAEMU_FP16, MMAEMU_UE4M3, MMAEMU_S32, 19, INT_MAX, INT_MIN};
 static const int kBadLayouts[] = {-1, 0, 100, 103, INT_MAX};
 static const int kBadTransposes[] = {-1, 0, 110, 114, INT_MIN};
 static const int kBadRoundings[] = {-1, 5, 42, INT_MAX};
@@ -208,6 +213,31 @@ static void accumulates(const mmaemu_model* h100, const mmaemu_model* b200, int 
                                                MMAEMU_NO_TRANS, 32, 32, 32, 1.0f, fa, 32, fb, 32, 0.0f, fc, 32));
 }
 
+/* mmaemu_gemm_int: a_format or b_format (which = 0, 1) set to v. */
+static void int_formats(const mmaemu_model* h100, int which, int v) {
+  static int32_t ic[64];
+  mmaemu_gemm_int_options opt;
+  mmaemu_gemm_int_options_init(&opt);
+  if (which == 0) opt.a_format = (mmaemu_format)v;
+  else opt.b_format = (mmaemu_format)v;
+  expect_refused("mmaemu_gemm_int", which == 0 ? "a_format" : "b_format", v,
+                 mmaemu_gemm_int(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 4, 4, 4, ua, 4, ub, 4,
+                                 1, ic, 4));
+}
+
+/* mmaemu_gemm_int: layout (which = 0), ta (1) or tb (2) set to v. */
+static void int_layouts(const mmaemu_model* h100, int which, int v) {
+  static int32_t ic[64];
+  static const char* const names[] = {"layout", "ta", "tb"};
+  mmaemu_gemm_int_options opt;
+  const int layout = which == 0 ? v : MMAEMU_ROW_MAJOR, ta = which == 1 ? v : MMAEMU_NO_TRANS,
+            tb = which == 2 ? v : MMAEMU_NO_TRANS;
+  mmaemu_gemm_int_options_init(&opt);
+  expect_refused("mmaemu_gemm_int", names[which], v,
+                 mmaemu_gemm_int(h100, &opt, (mmaemu_layout)layout, (mmaemu_transpose)ta, (mmaemu_transpose)tb, 4, 4,
+                                 4, ua, 4, ub, 4, 1, ic, 4));
+}
+
 static void units(const mmaemu_model* b200, int v) {
   mmaemu_block_scale_desc desc;
   mmaemu_block_scale_desc_init(&desc);
@@ -229,6 +259,11 @@ int main(void) {
     desc_formats(b200, kBadFormats[i]);
     scaled_outputs(b200, kBadFormats[i]);
   }
+  for (i = 0; i < COUNT(kBadIntInputs); ++i)
+    for (which = 0; which < 2; ++which) int_formats(h100, which, kBadIntInputs[i]);
+  for (i = 0; i < COUNT(kBadLayouts); ++i) int_layouts(h100, 0, kBadLayouts[i]);
+  for (i = 0; i < COUNT(kBadTransposes); ++i)
+    for (which = 1; which < 3; ++which) int_layouts(h100, which, kBadTransposes[i]);
   for (i = 0; i < COUNT(kBadLayouts); ++i) gemm_layouts(h100, b200, 0, kBadLayouts[i]);
   for (i = 0; i < COUNT(kBadTransposes); ++i)
     for (which = 1; which < 3; ++which) gemm_layouts(h100, b200, which, kBadTransposes[i]);

@@ -43,6 +43,7 @@ struct Gen {
   explicit Gen(uint64_t seed) : rng(seed) {}
   uint64_t bits(Fmt f, bool narrow, int centre) {
     const FormatInfo& fi = info(f);
+    if (fi.is_integer()) return int_bits(f);
     const uint64_t r = rng();
     const int kind = static_cast<int>(r % 100);
     const uint64_t sign = (r >> 8) & 1;
@@ -56,12 +57,31 @@ struct Gen {
     if (kind < 5 && e == 0) return (sign << (fi.width - 1));  // signed zero
     return (sign << (fi.width - 1)) | (e << (fi.man_bits + fi.frac_shift)) | frac;
   }
+  // An integer format's code: a third of them the extremes (s8: -128,
+  // 127, 0, -1; u8: 0, 255, 1; s32: near MIN_INT32 and MAX_INT32, so that
+  // sums wrap or clamp), the rest uniform.
+  uint64_t int_bits(Fmt f) {
+    const FormatInfo& fi = info(f);
+    const uint64_t mask = fi.width == 64 ? ~0ull : (1ull << fi.width) - 1, r = rng();
+    const uint64_t top = 1ull << (fi.width - 1);  // the sign bit's code
+    const bool s = fi.integer == IntKind::twos_complement;
+    switch (r % 9) {
+      case 0: return s ? top : 0;                               // the least: -2^(w-1) or 0
+      case 1: return s ? top - 1 : mask;                        // the largest
+      case 2: return (s ? top - 1 - (rng() % 64) : mask - rng() % 64) & mask;  // near the largest
+      case 3: return (s ? top + rng() % 64 : rng() % 4) & mask;                  // near the least
+      default: return rng() & mask;
+    }
+  }
 };
 
-// Every GPU's rows and some custom variants, for the engine tests. The
-// integer units (Model::integer, docs/models.md §11) are left out: the GEMM
-// engine does not run them yet, only the scalar reference does
-// (tests/ref/integer_test.cpp); the engine step adds them here.
+inline bool is_integer_row(const ModelRow& r) { return r.accum == Accumulation::integer; }
+
+// Every GPU's rows and some custom variants, for the engine tests, the
+// integer units (Model::integer, docs/models.md §11) last, with their
+// satfinite variants (sat_point instruction and addition). Tests of the
+// floating-point machinery alone skip them (is_integer_row). Each distinct
+// integer unit (family, instruction, formats, k) once.
 inline std::vector<std::pair<std::string, ModelRow>> all_rows() {
   std::vector<std::pair<std::string, ModelRow>> v;
   for (const Gpu& g : gpus()) {
@@ -78,6 +98,25 @@ inline std::vector<std::pair<std::string, ModelRow>> all_rows() {
   {
     const Model m = lookup_model(spec);
     for (const ModelRow& r : m.rows) v.push_back({std::string(spec) + " " + r.instr, r});
+  }
+  // The GPUs share their integer units: each distinct one once (the first GPU's name).
+  std::vector<std::string> seen;
+  for (const Gpu& g : gpus()) {
+    const Model m = *gpu_model(g.name);
+    for (const ModelRow& r : m.integer) {
+      const std::string key = std::string(r.family) + " " + r.instr + " " + info(r.in).name + info(r.in_b).name +
+                              std::to_string(r.k) + (r.has_satfinite ? "" : " wrap only");
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      const std::string name = std::string(g.name) + " " + r.instr + " " + info(r.in).name + "x" + info(r.in_b).name;
+      v.push_back({name, r});
+      if (!r.has_satfinite) continue;
+      ModelRow sat = r;
+      sat.overflow = IntOverflow::satfinite;
+      v.push_back({name + " satfinite", sat});
+      sat.sat_point = SatPoint::addition;
+      v.push_back({name + " satfinite,sat_point=addition", sat});
+    }
   }
   return v;
 }

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -111,13 +112,15 @@ TEST_CASE("batch = N single instructions: every row, every SIMD target") {
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     CAPTURE(kernels::simd_target_name());
-    for (const auto& [name, row] : all_rows()) check_row(name, row, {}, static_cast<std::size_t>(std::ceil(kScale)));
+    for (const auto& [name, row] : all_rows())
+      if (!is_integer_row(row)) check_row(name, row, {}, static_cast<std::size_t>(std::ceil(kScale)));
   }
   hwy::SetSupportedTargetsForTest(0);
 }
 
 TEST_CASE("batch: the scalar kernels and the reference engine give the same bits") {
   for (const auto& [name, row] : all_rows()) {
+    if (is_integer_row(row)) continue;  // not on the batched engine yet (the test below)
     driver::BatchOptions o;
     o.simd_off = true;
     check_row(name, row, o, 1);
@@ -147,6 +150,7 @@ TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up
   for (int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const auto& [name, row] : all_rows()) {
+      if (is_integer_row(row)) continue;
       const kernels::CodeDecode d = driver::batch_code_decode(row);
       if (!d.width) continue;
       const std::size_t n = std::size_t{1} << d.width;
@@ -170,4 +174,14 @@ TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up
     }
   }
   hwy::SetSupportedTargetsForTest(0);
+}
+
+TEST_CASE("batch: integer units are refused with a clear error (the GEMM runs them)") {
+  const Model h100 = *gpu_model("H100");
+  const ModelRow& row = h100.require_integer(Fmt::s8, Fmt::s8, Fmt::s32);
+  int8_t a[16] = {}, b[16] = {};
+  int32_t c[1] = {}, d[1] = {};
+  driver::BatchProblem p;
+  p.count = 1, p.k = 16, p.A = a, p.B = b, p.C = c, p.D = d;
+  CHECK_THROWS_AS(driver::run_batch(row, p), std::invalid_argument);
 }

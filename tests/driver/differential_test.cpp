@@ -28,6 +28,9 @@ using namespace mmaemu::test;
 
 namespace {
 
+// B's format: row.in, or an integer unit's in_b (mixed signedness).
+Fmt b_fmt(const ModelRow& row) { return is_integer_row(row) ? row.in_b : row.in; }
+
 // Random GEMMs of one row through the driver, compared with ref::dot
 // element by element; returns the number of dot products compared.
 std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::size_t min_dots, bool simd_off) {
@@ -42,11 +45,11 @@ std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::siz
     const std::ptrdiff_t lda = (ta ? m : k) + g.rng() % 3, ldb = (tb ? k : n) + g.rng() % 3,
                          ldc = n + g.rng() % 3;
     const bool narrow = t % 3 == 0;
-    const int ca = static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
+    const int ca = is_integer_row(row) ? 0 : static_cast<int>(g.rng() % ((1u << info(row.in).exp_bits) - 1)) + 1;
     // Operands stored in the unit's input format (no conversion).
     std::vector<uint64_t> A((ta ? k : m) * lda + 1), B((tb ? n : k) * ldb + 1), C(m * ldc + 1);
     for (auto& x : A) x = g.bits(row.in, narrow, ca);
-    for (auto& x : B) x = g.bits(row.in, narrow, ca);
+    for (auto& x : B) x = g.bits(b_fmt(row), narrow, ca);
     for (auto& x : C) x = g.bits(row.out, narrow, ca);
     const std::vector<uint64_t> C0 = C;
     driver::GemmSpec spec;
@@ -57,9 +60,9 @@ std::size_t compare_gemms(const std::string& name, const ModelRow& row, std::siz
     spec.simd_off = simd_off;
     std::vector<uint8_t> As(A.size() * 8), Bs(B.size() * 8), Cs(C.size() * 8);
     for (std::size_t i = 0; i < A.size(); ++i) driver::store(row.in, As.data(), i, A[i]);
-    for (std::size_t i = 0; i < B.size(); ++i) driver::store(row.in, Bs.data(), i, B[i]);
+    for (std::size_t i = 0; i < B.size(); ++i) driver::store(b_fmt(row), Bs.data(), i, B[i]);
     for (std::size_t i = 0; i < C.size(); ++i) driver::store(row.out, Cs.data(), i, C[i]);
-    driver::Operand a{row.in, As.data(), lda, ta}, b{row.in, Bs.data(), ldb, tb};
+    driver::Operand a{row.in, As.data(), lda, ta}, b{b_fmt(row), Bs.data(), ldb, tb};
     driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), ldc);
     std::vector<uint64_t> ar(k), bc(k);
     std::size_t bad = 0;
@@ -109,8 +112,21 @@ TEST_CASE("the differential set holds every row of every registered GPU") {
       found += in;
     }
   }
-  const auto t4 = std::count_if(set.begin(), set.end(), [](const auto& e) { return e.first.rfind("T4 ", 0) == 0; });
+  const auto t4 = std::count_if(set.begin(), set.end(),
+                                [](const auto& e) { return e.first.rfind("T4 ", 0) == 0 && !is_integer_row(e.second); });
   CHECK(t4 == 4);
+  // And every integer unit (Model::integer), with its satfinite variants where it has them.
+  for (const Gpu& g : gpus()) {
+    const Model m = *gpu_model(g.name);
+    for (const ModelRow& r : m.integer) {
+      const auto n = std::count_if(set.begin(), set.end(), [&](const auto& e) {
+        const ModelRow& x = e.second;
+        return is_integer_row(x) && std::string(x.family) == r.family && std::string(x.instr) == r.instr &&
+               x.in == r.in && x.in_b == r.in_b && x.k == r.k && x.has_satfinite == r.has_satfinite;
+      });
+      CHECK_MESSAGE(n == (r.has_satfinite ? 3 : 1), g.name << " " << r.instr << " " << info(r.in).name);
+    }
+  }
   MESSAGE(found << " registry rows in the differential set");
 }
 
@@ -170,7 +186,7 @@ std::size_t check_gemm(const std::string& name, const ModelRow& row, std::size_t
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t l = 0; l < k; ++l) driver::store(row.in, As.data(), ta ? l * m + i : i * k + l, A[i * k + l]);
   for (std::size_t l = 0; l < k; ++l)
-    for (std::size_t j = 0; j < n; ++j) driver::store(row.in, Bs.data(), tb ? j * k + l : l * n + j, B[l * n + j]);
+    for (std::size_t j = 0; j < n; ++j) driver::store(b_fmt(row), Bs.data(), tb ? j * k + l : l * n + j, B[l * n + j]);
   for (std::size_t i = 0; i < m * n; ++i) driver::store(row.out, Cs.data(), i, C[i]);
   driver::GemmSpec spec;
   spec.row = &row;
@@ -178,7 +194,7 @@ std::size_t check_gemm(const std::string& name, const ModelRow& row, std::size_t
   spec.threads = threads;
   spec.work_per_thread = 1;
   driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(ta ? m : k), ta};
-  driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(tb ? k : n), tb};
+  driver::Operand b{b_fmt(row), Bs.data(), static_cast<std::ptrdiff_t>(tb ? k : n), tb};
   driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, row.out, Cs.data(), static_cast<std::ptrdiff_t>(n));
   std::vector<uint64_t> ar(k), bc(k);
   std::size_t bad = 0;
@@ -221,7 +237,8 @@ TEST_CASE("FMA-chain tiles and the exact kernel: every target, long k, exactness
     hwy::SetSupportedTargetsForTest(target);
     const std::string tname = hwy::TargetName(target);
     for (const auto& [name, row] : all_rows()) {
-      if (kernels::plan(row).macro == kernels::Macro::steps) continue;  // chain tiles, exact kernel
+      const kernels::Macro macro = kernels::plan(row).macro;
+      if (macro == kernels::Macro::steps || macro == kernels::Macro::integer) continue;  // chain tiles, exact kernel
       const std::string id = name + " " + tname;
       Gen g(kSeed ^ (std::hash<std::string>{}(id) * 5));
       dots += compare_gemms(id, row, 2000 * kScale, false);
@@ -459,7 +476,7 @@ TEST_CASE("threads and blocking: m from 1 to past two row blocks, skinny and wid
       const std::size_t m = sh[0], n = sh[1], k = sh[2];
       std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
       for (auto& x : A) x = g.bits(row.in, false, 0);
-      for (auto& x : B) x = g.bits(row.in, false, 0);
+      for (auto& x : B) x = g.bits(b_fmt(row), false, 0);
       for (auto& x : C) x = g.bits(row.out, false, 0);
       const int threads = 1 + static_cast<int>(dots / 7 % 3);
       bad += check_gemm(name + " blocking t" + std::to_string(threads), row, m, n, k, A, B, C, m % 2, n % 2, k % 2,
@@ -486,7 +503,7 @@ TEST_CASE("threads and blocking: few rows and columns, long k (rows split over t
       const std::size_t m = sh[0], n = sh[1], k = sh[2];
       std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
       for (auto& x : A) x = g.bits(row.in, dots % 2 == 0, 0);
-      for (auto& x : B) x = g.bits(row.in, dots % 2 == 0, 0);
+      for (auto& x : B) x = g.bits(b_fmt(row), dots % 2 == 0, 0);
       for (auto& x : C) x = g.bits(row.out, false, 0);
       for (int threads = 2; threads <= 3; ++threads) {
         bad += check_gemm(name + " small mn t" + std::to_string(threads), row, m, n, k, A, B, C, m % 2, n % 2,
@@ -519,7 +536,7 @@ TEST_CASE("threads and blocking: few rows, many columns, short and long k (tasks
       const bool narrow = dots % 2 == 0;
       const int centre = static_cast<int>(info(row.in).bias);
       for (auto& x : A) x = g.bits(row.in, narrow, centre);
-      for (auto& x : B) x = g.bits(row.in, narrow, centre);
+      for (auto& x : B) x = g.bits(b_fmt(row), narrow, centre);
       for (auto& x : C) x = g.bits(row.out, false, 0);
       for (int threads = 1; threads <= 3; ++threads) {
         bad += check_gemm(name + " short wide t" + std::to_string(threads), row, m, n, k, A, B, C, threads == 2,
@@ -531,4 +548,138 @@ TEST_CASE("threads and blocking: few rows, many columns, short and long k (tasks
   MESSAGE(rows << " rows (one per path), " << dots << " dot products");
   CHECK(rows >= 6);
   CHECK(bad == 0);
+}
+
+namespace {
+
+// An integer GEMM against ref::dot: A, B as codes (s4/u4 with `packed`:
+// two per byte along k, element 2i in the low nibble), C the s32 codes
+// the chain starts from (into_c) or none.
+std::size_t check_int_gemm(const std::string& name, const ModelRow& row, std::size_t m, std::size_t n,
+                           std::size_t k, const std::vector<uint64_t>& A, const std::vector<uint64_t>& B,
+                           const std::vector<uint64_t>& C, bool ta, bool tb, bool into_c, bool packed, int threads) {
+  // op(A)(i, l) and op(B)(l, j) at byte (line, l / kd) of their views, kd = 2 when packed.
+  const std::size_t kd = packed ? 2 : 1, kb = (k + kd - 1) / kd;
+  std::vector<uint8_t> As(m * kb + 1), Bs(kb * n + 1), Cs(m * n * 4 + 4);
+  auto put = [&](std::vector<uint8_t>& X, std::size_t at, std::size_t l, uint64_t code) {
+    if (!packed) X[at] = static_cast<uint8_t>(code);
+    else X[at] = static_cast<uint8_t>(X[at] | ((code & 0xF) << (4 * (l & 1))));
+  };
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < k; ++l) put(As, ta ? (l / kd) * m + i : i * kb + l / kd, l, A[i * k + l]);
+  for (std::size_t l = 0; l < k; ++l)
+    for (std::size_t j = 0; j < n; ++j) put(Bs, tb ? j * kb + l / kd : (l / kd) * n + j, l, B[l * n + j]);
+  for (std::size_t i = 0; i < m * n; ++i) driver::store(Fmt::s32, Cs.data(), i, C[i]);
+  driver::GemmSpec spec;
+  spec.row = &row;
+  spec.threads = threads;
+  spec.work_per_thread = 1;
+  driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(ta ? m : kb), ta};
+  driver::Operand b{row.in_b, Bs.data(), static_cast<std::ptrdiff_t>(tb ? kb : n), tb};
+  a.fp4_packed = b.fp4_packed = packed;
+  driver::gemm(spec, m, n, k, 1.0, a, b, into_c ? 1.0 : 0.0, Fmt::s32, Cs.data(), static_cast<std::ptrdiff_t>(n));
+  std::vector<uint64_t> ar(k), bc(k);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t l = 0; l < k; ++l) ar[l] = A[i * k + l], bc[l] = B[l * n + j];
+      const uint64_t want = ref::dot(row, k, ar.data(), bc.data(), into_c ? C[i * n + j] : 0);
+      const uint64_t got = driver::load(Fmt::s32, Cs.data(), static_cast<std::ptrdiff_t>(i * n + j));
+      if (got != want && ++bad <= 2)
+        FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " ta" << ta << " tb"
+                           << tb << " into_c " << into_c << " packed " << packed << " at (" << i << "," << j
+                           << "): ref " << hex(want) << " gemm " << hex(got));
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("integer units: extreme codes, long chains that wrap or clamp, packed int4, every target") {
+  // Every integer row and its satfinite variants (engine_rows.h): operands
+  // all at the extremes (-128, 127, 255, 0 and the int4 ones) with C near
+  // MIN_INT32 / MAX_INT32, so that chains wrap (or clamp) once or many
+  // times; sums that leave the s32 range and come back (sat_point
+  // addition differs there); random codes; k over several chunks.
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t dots = 0, bad = 0, rows = 0;
+  // The GPUs share their integer units: each distinct unit once.
+  std::vector<std::pair<std::string, ModelRow>> units;
+  std::vector<std::string> keys;
+  for (const auto& [name, row] : all_rows()) {
+    if (!is_integer_row(row)) continue;
+    const std::string key = std::string(row.family) + row.instr + info(row.in).name + info(row.in_b).name +
+                            std::to_string(row.k) + std::to_string(static_cast<int>(row.overflow)) +
+                            std::to_string(static_cast<int>(row.sat_point));
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    keys.push_back(key);
+    units.emplace_back(name, row);
+  }
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    for (const auto& [name, row] : units) {
+      rows += target == targets.front();
+      REQUIRE(kernels::plan(row).simd);
+      const std::string id = name + " " + tname;
+      Gen g(kSeed ^ (std::hash<std::string>{}(id) * 7));
+      const FormatInfo &fa = info(row.in), &fb = info(row.in_b);
+      auto extreme = [&](const FormatInfo& f) {
+        const uint64_t top = 1ull << (f.width - 1), mask = (1ull << f.width) - 1;
+        const bool s = f.integer == IntKind::twos_complement;
+        const uint64_t r = g.rng() % 4;
+        return r == 0 ? (s ? top : 0) : r == 1 ? (s ? top - 1 : mask) : r == 2 ? (s ? mask : 1) : (s ? top : mask);
+      };
+      const bool int4 = fa.width == 4;
+      for (int t = 0; t < static_cast<int>(12 * kScale); ++t) {
+        const bool long_k = t % 3 == 2;
+        const std::size_t m = 1 + g.rng() % (long_k ? 4 : 37), n = 1 + g.rng() % 40,
+                          k = long_k ? 3000 + g.rng() % 3000 : g.rng() % 300;
+        std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+        const int mode = t % 4;  // 0: random; 1: extremes; 2: one sign, then the other; 3: extremes, same sign
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t l = 0; l < k; ++l) {
+            uint64_t& x = A[i * k + l];
+            if (mode == 0) x = g.int_bits(row.in);
+            else if (mode == 1) x = extreme(fa);
+            else if (mode == 2) x = fa.integer == IntKind::twos_complement ? (l < k / 2 ? (1ull << (fa.width - 1)) - 1 : 1ull << (fa.width - 1)) : (1ull << fa.width) - 1;
+            else x = fa.integer == IntKind::twos_complement ? 1ull << (fa.width - 1) : (1ull << fa.width) - 1;
+          }
+        for (auto& x : B) {
+          if (mode == 0) x = g.int_bits(row.in_b);
+          else if (mode == 1) x = extreme(fb);
+          else x = fb.integer == IntKind::twos_complement ? (1ull << (fb.width - 1)) - 1 : (1ull << fb.width) - 1;
+        }
+        if (mode == 3 && fb.integer == IntKind::twos_complement)  // (-max)*(max) or (min)*(min): all one sign
+          for (auto& x : B) x = 1ull << (fb.width - 1);
+        for (auto& x : C) x = g.int_bits(Fmt::s32);
+        const bool packed = int4 && t % 2 == 1;
+        bad += check_int_gemm(id + " mode " + std::to_string(mode), row, m, n, k, A, B, C, g.rng() & 1,
+                              g.rng() & 1, t % 5 != 4, packed, 1 + t % 3);
+        dots += m * n;
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(rows << " distinct integer units (with satfinite variants), " << targets.size() << " targets, " << dots
+                << " dot products");
+  CHECK(rows > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("integer units: the GEMM refuses what the rule does not define") {
+  const Model h100 = *gpu_model("H100");
+  const ModelRow& row = h100.require_integer(Fmt::s8, Fmt::s8, Fmt::s32);
+  int8_t a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4};
+  int32_t c[4] = {};
+  driver::GemmSpec spec;
+  spec.row = &row;
+  const driver::Operand A{Fmt::s8, a, 2, false}, B{Fmt::s8, b, 2, false}, U{Fmt::u8, b, 2, false};
+  CHECK_THROWS_AS(driver::gemm(spec, 2, 2, 2, 2.0, A, B, 0.0, Fmt::s32, c, 2), std::invalid_argument);
+  CHECK_THROWS_AS(driver::gemm(spec, 2, 2, 2, 1.0, A, B, 0.5, Fmt::s32, c, 2), std::invalid_argument);
+  CHECK_THROWS_AS(driver::gemm(spec, 2, 2, 2, 1.0, A, B, 0.0, Fmt::fp32, c, 2), std::invalid_argument);
+  CHECK_THROWS_AS(driver::gemm(spec, 2, 2, 2, 1.0, A, U, 0.0, Fmt::s32, c, 2), std::invalid_argument);
+  driver::gemm(spec, 2, 2, 2, 1.0, A, B, 0.0, Fmt::s32, c, 2);
+  CHECK(c[0] == 1 * 1 + 2 * 3);
+  CHECK(c[3] == 3 * 2 + 4 * 4);
 }

@@ -126,6 +126,7 @@ TEST_CASE("pack_vectors equals decode_operand: every code of each row's input, f
   std::size_t bad = 0, rows = 0;
   for (const auto& [name, row] : all_rows()) {
     if (kernels::decoding_of(row) == kernels::Decoding::real64) continue;
+    if (is_integer_row(row)) continue;  // the integer plug-in reads its codes itself (driver/integer_kind.cpp)
     ++rows;
     Gen g(kSeed ^ std::hash<std::string>{}(name + " pack"));
     const FormatInfo& fi = info(row.in);

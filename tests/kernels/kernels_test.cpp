@@ -102,11 +102,19 @@ TEST_CASE("plan(): one kernel per row, consistent with its options and with kern
     // The reference option leaves no kernel; simd_off no SIMD kernel.
     const kernels::KernelPlan r = kernels::plan(row, {true, false});
     CHECK((r.step == kernels::ScalarKernel::none));
-    CHECK(r.macro == kernels::Macro::steps);
+    CHECK(r.macro == (is_integer_row(row) ? kernels::Macro::integer : kernels::Macro::steps));
     CHECK(!r.simd);
     const kernels::KernelPlan s = kernels::plan(row, {false, true});
     CHECK(!s.simd);
     CHECK(s.macro != kernels::Macro::chain);
+    if (is_integer_row(row)) {  // the integer plug-in: its kernel or the reference (ref::step), no scalar kernel
+      CHECK(p.macro == kernels::Macro::integer);
+      CHECK((p.step == kernels::ScalarKernel::none));
+      CHECK(std::string(p.why).empty() == p.simd);
+      CHECK(std::string(r.why) == "the use_reference option");
+      simd += p.simd;
+      continue;
+    }
     CHECK((s.step == p.step));
     // A SIMD step kernel always has its scalar kernel (the hand-back path).
     if (p.simd) CHECK((p.step != kernels::ScalarKernel::none));

@@ -202,6 +202,57 @@ void trial(const std::string& id, uint64_t seed, const ModelRow& row, const kern
     if (canonical(row, acc[q]) != canonical(row, want[q])) report("result", q / L, steps - 1, q % L, want[q], acc[q]);
 }
 
+// One trial of an integer unit's kernel: `rows` A rows of random codes (a
+// third at the extremes: -128, 127, 255, 0, ...) against 16 lanes, c near
+// MIN_INT32 / MAX_INT32 a third of the time, so that sums wrap or clamp;
+// runs of random length chained through acc, against ref::step (the last
+// step of last_len, the panels zero-padded). Panels: A's values as int16
+// (row r at r * stride, the gap poisoned), B's in pairs along k.
+void int_trial(const std::string& id, uint64_t seed, const ModelRow& row, const kernels::KernelPlan& plan, Gen& g,
+               Tally& t, std::size_t rows) {
+  const std::size_t step = step_k(row), steps = 1 + g.rng() % 12, last_len = 1 + g.rng() % step;
+  const std::size_t kp = steps * step, k = kp - step + last_len;
+  const std::size_t stride = kp + (rows > 1 ? g.rng() % 5 : 0);
+  std::vector<uint64_t> A(rows * kp, 0), B(L * kp, 0);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t l = 0; l < k; ++l) A[r * kp + l] = g.int_bits(row.in);
+  for (std::size_t j = 0; j < L; ++j)
+    for (std::size_t l = 0; l < k; ++l) B[j * kp + l] = g.int_bits(row.in_b);
+  std::vector<int16_t> av((rows - 1) * stride + kp, int16_t{0x7777}), bv(L * kp, 0);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t l = 0; l < kp; ++l) av[r * stride + l] = static_cast<int16_t>(int_value(row.in, A[r * kp + l]));
+  for (std::size_t j = 0; j < L; ++j)
+    for (std::size_t l = 0; l < kp; ++l)
+      bv[(l / 2) * 2 * L + 2 * j + l % 2] = static_cast<int16_t>(int_value(row.in_b, B[j * kp + l]));
+  HWY_ALIGN_MAX uint32_t acc[kernels::kMaxRows * L];
+  std::vector<uint64_t> want(rows * L);
+  for (std::size_t q = 0; q < rows * L; ++q) want[q] = acc[q] = static_cast<uint32_t>(g.int_bits(Fmt::s32));
+  for (std::size_t s = 0; s < steps;) {
+    const std::size_t run = 1 + g.rng() % (steps - s), l = s * step;
+    const kernels::StepRun sr{static_cast<int>(run), static_cast<int>(step),
+                              static_cast<int>(s + run == steps ? last_len : step)};
+    kernels::RowPanel ar{nullptr, nullptr, nullptr, static_cast<int>(rows), stride};
+    ar.i16 = av.data() + l;
+    kernels::LanePanel br{nullptr, nullptr, nullptr};
+    br.i16 = bv.data() + l * L;
+    REQUIRE(plan.kernel(plan.simd_params, sr, ar, br, acc) == static_cast<int>(run));
+    for (std::size_t e = s + run; s < e; ++s, ++t.steps, t.pair_steps += rows > 1)
+      for (std::size_t q = 0; q < rows * L; ++q) {
+        const std::size_t len = s + 1 == steps ? last_len : step, r = q / L, j = q % L;
+        want[q] = ref::step(row, len, A.data() + r * kp + s * step, B.data() + j * kp + s * step, want[q]);
+      }
+  }
+  for (std::size_t q = 0; q < rows * L; ++q)
+    if (acc[q] != want[q]) {
+      ++t.bad;
+      if (++g_reported <= 10)
+        FAIL_CHECK("seed " << seed << " " << id << " (" << info(row.in).name << " x " << info(row.in_b).name
+                           << ") target " << kernels::simd_target_name() << " rows " << rows << " row " << q / L
+                           << " steps " << steps << " last_len " << last_len << " lane " << q % L << ": ref "
+                           << hex(want[q]) << " kernel " << hex(acc[q]));
+    }
+}
+
 const char* kind_name(kernels::SimdKind k) {
   switch (k) {
     case kernels::SimdKind::aligned: return "aligned";
@@ -210,6 +261,7 @@ const char* kind_name(kernels::SimdKind k) {
     case kernels::SimdKind::interleaved: return "interleaved";
     case kernels::SimdKind::st: return "st";
     case kernels::SimdKind::gst: return "gst";
+    case kernels::SimdKind::integer: return "integer";
   }
   return "?";
 }
@@ -231,7 +283,18 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
       std::string kind = kind_name(p.kind);
       if (p.out16) kind += " fp16";
       if (p.odd_even) kind += " odd/even";
+      if (p.satfinite) kind += p.sat_each ? " satfinite/addition" : " satfinite";
       Tally& t = by_kind[kind];
+      if (is_integer_row(row)) {
+        for (uint64_t seed = kSeed; seed < kSeed + 2; ++seed) {
+          Gen g(seed ^ (std::hash<std::string>{}(name) * 3));
+          for (std::size_t rows = 1; rows <= 2; ++rows)
+            for (std::size_t i = 0; i < 2 * kScale; ++i) int_trial(name + " [" + tname + "]", seed, row, plan, g, t, rows);
+        }
+        if (t.bad) bad_by[kind + " " + tname] += t.bad;
+        t.bad = 0;
+        continue;
+      }
       for (uint64_t seed = kSeed; seed < kSeed + 3; ++seed) {
         Gen g(seed ^ (std::hash<std::string>{}(name) * 3));
         for (std::size_t i = 0; i < 10 * kScale; ++i) trial(name + " [" + tname + "]", seed, row, plan, g, t, 1);
@@ -257,6 +320,11 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
     CHECK(by_kind[kind].pair_steps > 0);
     CHECK(by_kind[kind].pair_one_slow > 0);
   }
+  for (const char* kind : {"integer", "integer satfinite", "integer satfinite/addition"}) {
+    CAPTURE(kind);
+    CHECK(by_kind[kind].steps > 0);
+    CHECK(by_kind[kind].pair_steps > 0);
+  }
   CHECK(by_kind["late"].handed_back > 0);
   CHECK(by_kind["late"].pair_one_back > 0);
 }
@@ -265,11 +333,13 @@ TEST_CASE("plan() gives a step kernel exactly to the SIMD steps rows, the same a
   for (const auto& [name, row] : all_rows()) {
     CAPTURE(name);
     const kernels::KernelPlan p = kernels::plan(row);
-    CHECK((p.kernel != nullptr) == (p.simd && p.macro == kernels::Macro::steps));
+    CHECK((p.kernel != nullptr) == (p.simd && (p.macro == kernels::Macro::steps || p.macro == kernels::Macro::integer)));
+    CHECK((p.macro == kernels::Macro::integer) == is_integer_row(row));
     if (!p.kernel) continue;
     const kernels::StepKernel want = p.simd_params.kind == kernels::SimdKind::aligned       ? kernels::simd_aligned_run16
                                   : p.simd_params.kind == kernels::SimdKind::late        ? kernels::simd_late_run16
                                   : p.simd_params.kind == kernels::SimdKind::pairwise    ? kernels::simd_pairwise_run16
+                                  : p.simd_params.kind == kernels::SimdKind::integer     ? kernels::simd_integer_run16
                                                                                       : kernels::simd_interleaved_run16;
     CHECK((p.kernel == want));
     CHECK(!kernels::plan(row, {.use_reference = true}).kernel);
@@ -281,18 +351,21 @@ TEST_CASE("a step kernel refuses a row count other than 1 or 2") {
   HWY_ALIGN_MAX uint32_t acc[4 * L] = {};
   std::vector<float> f(4 * 16 * L, 0.0f);
   std::vector<int32_t> e(4 * 16 * L, kernels::kZeroExp);
+  std::vector<int16_t> i16(4 * 64 * L, 0);  // the integer kernel's panels (steps up to 64)
   for (const auto& [name, row] : all_rows()) {
     const kernels::KernelPlan plan = kernels::plan(row);
     if (!plan.kernel) continue;
     CAPTURE(name);
     const kernels::StepRun run{1, static_cast<int>(step_k(row)), static_cast<int>(step_k(row))};
-    const kernels::LanePanel b{f.data(), f.data(), e.data()};
+    kernels::LanePanel b{f.data(), f.data(), e.data()};
+    b.i16 = i16.data();
     for (const int rows : {0, -1, 3}) {
       CAPTURE(rows);
       const kernels::RowPanel a{f.data(), f.data(), e.data(), rows, 16};
       CHECK_THROWS_AS(plan.kernel(plan.simd_params, run, a, b, acc), std::invalid_argument);
     }
-    const kernels::RowPanel two{f.data(), f.data(), e.data(), 2, 16};
+    kernels::RowPanel two{f.data(), f.data(), e.data(), 2, 16};
+    two.i16 = i16.data();
     CHECK(plan.kernel(plan.simd_params, run, two, b, acc) == 1);
   }
 }
