@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The integer units' reference (integer.h; docs/models.md, "Integer units").
 //
-// Every value is exact in int64: |a_i*b_i| <= 128*255 < 2^15 (s8 x u8; int4
+// Every value is exact in int64: |a_i*b_i| <= 255*255 < 2^16 (u8 x u8; int4
 // products are smaller), k <= 1024 (the field table's bound on k) gives a
-// sum below 2^25, and c lies in [-2^31, 2^31).
+// sum below 2^26, and c lies in [-2^31, 2^31).
 #include "ref/integer.h"
 
 #include <algorithm>
