@@ -249,7 +249,6 @@ struct ScaledKind {
   void pack_b(const NestPanel& p, std::size_t k0, const Chunk& ch, ScaledPanel& b, std::size_t gg, std::size_t j,
               std::size_t slices) const {
     const std::size_t s0 = ch.steps * j / slices, s1 = ch.steps * (j + 1) / slices;
-    if (s0 == s1) return;  // k = 0: no step to pack (the nest still starts and stores D)
     const std::size_t l0 = s0 * step, l1 = s1 * step, t0 = block ? l0 / block : 0;
     const std::size_t lanes = std::min(L, p.nc - gg * L), v0 = gg * L, nbc = b.nbc;
     read(g.B, false, p.j0 + v0, lanes, k0 + l0, l1 - l0, &b.codes[v0 * ch.kp + l0], ch.kp,
@@ -351,7 +350,6 @@ struct ScaledKind {
 
   void task(const Chunk& ch, const NestPanel& p, std::size_t k0, const NestTask& t, ScaledPanel& a,
             uint32_t* acc32, uint64_t*) const {
-    if (ch.steps == 0) return;  // k = 0: no step to run; the nest starts and stores D
     pack_a(ch, k0, t.i0, t.mc, a);
     // Groups outer, so that a group's B panel stays in cache for the rows.
     for (std::size_t gg = t.g0; gg < t.g1; ++gg)

@@ -175,7 +175,8 @@ void run_task(const MacroArgs& g, const K& kind, const NestChunk<typename K::BPa
         if (kind.fp64) r64[r * nc + w] = a0;
         else r32[r * nc + w] = static_cast<uint32_t>(a0);
       }
-  kind.task(ch, p, k0, task, *a, r32, r64);
+  // k = 0 (one empty chunk): no step to run, D is the epilogue of the start.
+  if (ch.steps || kind.sink) kind.task(ch, p, k0, task, *a, r32, r64);
   if (p.last && !kind.sink)
     for (std::size_t r = 0; r < task.mc; ++r) {
       const std::size_t i = task.i0 + r, at = r * nc + task.w_lo, w = task.w_hi - task.w_lo;
@@ -192,7 +193,7 @@ struct PackTasks {
   const NestChunk<typename K::BPanel>& ch;
   typename K::BPanel& b;  // ch.b
   std::size_t k0, slices;
-  std::size_t count() const { return p.groups * slices; }
+  std::size_t count() const { return ch.steps ? p.groups * slices : 0; }  // k = 0: nothing to pack
   void operator()(std::size_t it) const { kind.pack_b(p, k0, ch, b, it / slices, it % slices, slices); }
 };
 
@@ -226,7 +227,7 @@ void run_private(const MacroArgs& g, const K& kind, const Plan& sp) {
       kind.shape_b(ch, sc.b);
       p.first = k0 == 0;
       p.last = k0 + sp.KC >= k_end;
-      for (std::size_t gg = 0; gg < p.groups; ++gg) kind.pack_b(p, k0, ch, sc.b, gg, 0, 1);
+      for (std::size_t gg = 0; ch.steps && gg < p.groups; ++gg) kind.pack_b(p, k0, ch, sc.b, gg, 0, 1);
       run_task(g, kind, ch, p, k0, 0, sc.acc32, sc.acc64, false);
     }
   });
