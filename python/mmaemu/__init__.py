@@ -212,7 +212,11 @@ def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1
     found_by, bound (when none is found: the upper bound on the probability that a
     random sample separates them, eps = 1e-6), first and shortest ({"a", "b": fp32
     patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
-    report (the CLI's text).
+    report (the CLI's text). When no sample separates the two units, lone_units holds
+    the same search for each unit for these formats that only one model has (an
+    instruction the other lacks, against the other's unit; "a", "b" name them, e.g.
+    "T4@mma.sync.m8n8k4") and only_formats {model: ["bf16->fp32", ...]} the formats
+    only one model has a unit for; both are empty otherwise.
     """
     return _internal().distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
                                    distributions=distributions, threads=threads)

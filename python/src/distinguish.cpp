@@ -29,6 +29,22 @@ py::dict vector_dict(mmaemu::Fmt in, mmaemu::Fmt out, const std::string& na, con
   return d;
 }
 
+// found, samples, k, bound, found_by, first, shortest of one search.
+py::dict result_dict(const mmaemu::experiments::DistinguishConfig& cfg, const std::string& na, const std::string& nb,
+                     const mmaemu::experiments::DistinguishResult& r) {
+  py::dict d;
+  d["found"] = r.found;
+  d["samples"] = r.samples;
+  d["k"] = r.k;
+  d["bound"] = r.found ? py::object(py::none()) : py::object(py::float_(r.bound));
+  d["found_by"] = r.found ? py::object(py::str(r.found_by)) : py::object(py::none());
+  if (r.found) {
+    d["first"] = vector_dict(cfg.in, cfg.out, na, nb, r.first);
+    d["shortest"] = vector_dict(cfg.in, cfg.out, na, nb, r.shortest);
+  }
+  return d;
+}
+
 py::dict distinguish(const std::string& first, const std::string& second, const std::string& input,
                      const py::object& output, int k, long long samples, long long seed,
                      const py::object& distributions, int threads) {
@@ -54,27 +70,30 @@ py::dict distinguish(const std::string& first, const std::string& second, const 
   cfg.seed = static_cast<uint64_t>(seed);
   cfg.threads = threads;
   if (!distributions.is_none()) cfg.distributions = distributions.cast<std::vector<std::string>>();
-  ex::DistinguishResult r;
+  ex::ModelsDistinction md;
   {
     py::gil_scoped_release release;
     try {
-      r = ex::distinguish(*ra, *rb, cfg);
+      md = ex::distinguish_models(models[0], models[1], cfg);
     } catch (const std::invalid_argument& e) {
       py::gil_scoped_acquire acquire;
       throw py::value_error(e.what());
     }
   }
-  py::dict d;
-  d["found"] = r.found;
-  d["samples"] = r.samples;
-  d["k"] = r.k;
-  d["bound"] = r.found ? py::object(py::none()) : py::object(py::float_(r.bound));
-  d["found_by"] = r.found ? py::object(py::str(r.found_by)) : py::object(py::none());
-  if (r.found) {
-    d["first"] = vector_dict(cfg.in, cfg.out, models[0].name, models[1].name, r.first);
-    d["shortest"] = vector_dict(cfg.in, cfg.out, models[0].name, models[1].name, r.shortest);
+  py::dict d = result_dict(cfg, models[0].name, models[1].name, md.units);
+  py::list lone;
+  for (const ex::LoneUnitSearch& l : md.lone) {
+    py::dict x = result_dict(cfg, l.first.name, l.second.name, l.result);
+    x["a"] = l.first.name;
+    x["b"] = l.second.name;
+    lone.append(x);
   }
-  d["report"] = ex::distinguish_report(models[0], models[1], cfg, r);
+  d["lone_units"] = lone;
+  py::dict only;
+  only[py::str(models[0].name)] = md.only_first;
+  only[py::str(models[1].name)] = md.only_second;
+  d["only_formats"] = only;
+  d["report"] = ex::distinguish_models_report(models[0], models[1], cfg, md);
   return d;
 }
 

@@ -96,6 +96,20 @@ def test_distinguish():
         assert int(np.asarray(got).view(np.uint32)) == d[model]
     same = mmaemu.distinguish("MI300X", "gfx942", samples=5000)
     assert not same["found"] and 0 < same["bound"] < 0.01 and "none found in 5000 samples" in same["report"]
+    assert same["lone_units"] == [] and same["only_formats"] == {"MI300X": []}
+    # T4's m16n8k8 units agree with A100's; its m8n8k4 unit, which A100 lacks, does not.
+    t4 = mmaemu.distinguish("T4", "A100", samples=5000)
+    assert not t4["found"] and t4["only_formats"] == {"T4": [], "A100": ["bf16->fp32", "tf32->fp32", "fp64->fp64"]}
+    (lone,) = t4["lone_units"]
+    assert lone["a"] == "T4@mma.sync.m8n8k4" and lone["b"] == "A100" and lone["k"] == 16 and lone["found"]
+    s = lone["shortest"]
+    a = mmaemu.convert(np.array(s["a"], np.uint32).view(np.float32), "fp16")
+    b = mmaemu.convert(np.array(s["b"], np.uint32).view(np.float32), "fp16")
+    c = np.array(s["c"], np.uint32).view(np.float32)
+    for model in ("T4@mma.sync.m8n8k4", "A100"):
+        got = mmaemu.dot(model, a, b, c, input="fp16")
+        assert int(np.asarray(got).view(np.uint32)) == s["d"][model]
+    assert s["d"]["T4@mma.sync.m8n8k4"] != s["d"]["A100"]
     with pytest.raises(ValueError, match="unknown distribution"):
         mmaemu.distinguish("H100", "A100", distributions=["gauss"])
     with pytest.raises(mmaemu.UnsupportedError):

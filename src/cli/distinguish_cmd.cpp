@@ -30,7 +30,10 @@ const char* const kDistinguishUsage =
     "  format (a, b: fp32 patterns in hex; c and d: 32-bit binary) with both results, and the\n"
     "  `mmaemu dot` line that re-evaluates it; when none is found, the number of samples and\n"
     "  the upper bound on the probability that a random sample separates them (eps = 1e-6,\n"
-    "  AMD paper Sec. 5.4). Defaults: --input fp16, --output fp32, k = A's instruction k,\n"
+    "  AMD paper Sec. 5.4); then the same search for each unit for these formats that only\n"
+    "  one model has (an instruction the other lacks, e.g. T4's m8n8k4), against the other's\n"
+    "  unit at the longer instruction's k, and the formats only one model has units for.\n"
+    "  Defaults: --input fp16, --output fp32, k = A's instruction k,\n"
     "  --samples 1000000, --seed 1. Exit status 0 (found or not), 2 on bad options.\n";
 
 const char* const kDotUsage =
@@ -46,10 +49,8 @@ const char* const kDotUsage =
 
 namespace {
 
-const ModelRow& row_of(const Model& m, Fmt in, Fmt out) {
-  const ModelRow* r = m.find(in, out);
-  if (!r) throw UsageError(m.name + ": " + skip_reason(m, in, out));
-  return *r;
+void check_unit(const Model& m, Fmt in, Fmt out) {
+  if (!m.find(in, out)) throw UsageError(m.name + ": " + skip_reason(m, in, out));
 }
 
 }  // namespace
@@ -68,8 +69,8 @@ int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std
     DistinguishConfig cfg;
     cfg.in = parse_format("--input", o.get("input", "fp16"));
     cfg.out = parse_format("--output", o.get("output", cfg.in == Fmt::fp64 ? "fp64" : "fp32"));
-    const ModelRow& ra = row_of(ma, cfg.in, cfg.out);
-    const ModelRow& rb = row_of(mb, cfg.in, cfg.out);
+    check_unit(ma, cfg.in, cfg.out);
+    check_unit(mb, cfg.in, cfg.out);
     if (o.has("k")) cfg.k = static_cast<std::size_t>(parse_int("--k", o.get("k", ""), 1, 65536));
     cfg.max_samples = static_cast<std::size_t>(parse_int("--samples", o.get("samples", "1000000"), 1, 1000000000000));
     cfg.seed = static_cast<uint64_t>(parse_int("--seed", o.get("seed", "1"), 0, 1LL << 62));
@@ -78,13 +79,13 @@ int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std
       std::stringstream ss(o.get("dist", ""));
       for (std::string d; std::getline(ss, d, ',');) cfg.distributions.push_back(d);
     }
-    DistinguishResult r;
+    ModelsDistinction d;
     try {
-      r = distinguish(ra, rb, cfg);
+      d = distinguish_models(ma, mb, cfg);
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--dist: ") + e.what());
     }
-    out << distinguish_report(ma, mb, cfg, r);
+    out << distinguish_models_report(ma, mb, cfg, d);
     return 0;
   } catch (const UsageError& e) {
     err << "mmaemu distinguish: " << e.what() << "\n" << kDistinguishUsage;

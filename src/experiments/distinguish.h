@@ -61,6 +61,30 @@ const std::vector<std::string>& distinguish_distributions();
 /// for an unknown distribution.
 DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg);
 
+/// A unit one model has and the other lacks, searched against the other
+/// model's unit for the same formats: `first` and `second` keep the order
+/// of the two models, the lone unit's model narrowed to it (MODEL@INSTR).
+struct LoneUnitSearch {
+  Model first, second;
+  bool first_is_lone = true;  // the lone unit is first's (else second's)
+  DistinguishResult result;
+};
+
+/// The search of `mmaemu distinguish A B` (docs/distinguish.md): the two
+/// models' units for (cfg.in, cfg.out); when no sample separates them, the
+/// units for those formats that only one of the models has (an instruction
+/// the other has no unit of), each against the other model's unit, with k
+/// = the longer of the two instructions' k unless cfg.k is set; and the
+/// formats only one of them has a unit for.
+struct ModelsDistinction {
+  DistinguishResult units;
+  std::vector<LoneUnitSearch> lone;
+  std::vector<std::string> only_first, only_second;  // "bf16->fp32", ...: formats only one has (none searched)
+};
+ModelsDistinction distinguish_models(const Model& a, const Model& b, const DistinguishConfig& cfg);
+std::string distinguish_models_report(const Model& a, const Model& b, const DistinguishConfig& cfg,
+                                      const ModelsDistinction& d);
+
 /// d = c + a.b on one row (driver::run_batch), k = a.size().
 uint64_t evaluate(const ModelRow& row, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b, uint64_t c);
 

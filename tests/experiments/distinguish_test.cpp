@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // mmaemu distinguish and mmaemu dot on pairs whose answer is known: RZ vs
-// RNE final rounding (H100 vs B200-RN), CDNA2 vs CDNA3, a model against
+// RNE final rounding (H100 vs B200-RN), CDNA2 vs CDNA3, Turing against Volta
+// and Ampere (through T4's m8n8k4 unit, which A100 lacks), a model against
 // itself (nothing found, the bound printed), custom: variants differing in
 // one field; the shortest vector, re-evaluated with `mmaemu dot` (its
 // "again:" line), separates the two units with the reported results.
@@ -99,6 +100,28 @@ TEST_CASE("distinguish: RZ vs RNE final rounding (H100 vs B200-RN, fp16)") { che
 
 TEST_CASE("distinguish: CDNA2 vs CDNA3 (MI250 vs MI300X, fp16)") { check_found("MI250", "MI300X"); }
 
+TEST_CASE("distinguish: Turing against Volta and Ampere (T4 vs V100, T4 vs A100; docs/models.md §10.1)") {
+  // V100's F 23 and blocks of 4 against T4's F 24: the units themselves.
+  check_found("T4", "V100");
+  // T4's m16n8k8 and A100's m16n8k16 have the same arithmetic (one block of
+  // 8 per instruction, A100 splitting its k = 16 into two): the search goes on
+  // to the unit only T4 has, the m8n8k4 shape, and finds inputs there.
+  check_found("T4", "A100");
+  check_found("A100", "T4", {"--output", "fp16"});
+  const Run r = distinguish_cli({"T4", "A100", "--samples", "50000"});
+  CAPTURE(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("none found in 50000 samples") != std::string::npos);
+  CHECK(r.out.find("T4 has mma.sync.m8n8k4 (8x8x4), which A100 has not") != std::string::npos);
+  CHECK(r.out.find("units for formats only A100 has: bf16->fp32, tf32->fp32, fp64->fp64") != std::string::npos);
+  CHECK(r.out.find("distinguish: T4@mma.sync.m8n8k4 vs A100, fp16 -> fp32 (k = 16)") != std::string::npos);
+  CHECK(r.out.find("again: mmaemu dot 'T4@mma.sync.m8n8k4' 'A100'") != std::string::npos);
+  // The units named: the search stays with them.
+  const Run units = distinguish_cli({"T4@mma.sync", "A100", "--samples", "20000"});
+  CHECK(units.out.find("none found in 20000 samples") != std::string::npos);
+  CHECK(units.out.find("mma.sync.m8n8k4") == std::string::npos);
+}
+
 TEST_CASE("distinguish: custom: variants differing in one field") {
   check_found("H100", "custom:base=H100,frac=24");
   check_found("A100", "custom:base=A100,floor=none", {"--input", "bf16"});
@@ -114,6 +137,7 @@ TEST_CASE("distinguish: a model against itself finds nothing and prints the boun
   char bound[32];
   std::snprintf(bound, sizeof bound, "<= %.3g", validate::mismatch_upper_bound(50000, 0, 1e-6));
   CHECK(r.out.find(bound) != std::string::npos);
+  CHECK(r.out.find("where the two models differ") == std::string::npos);
   // An alias of the same unit: the same.
   const Run s = distinguish_cli({"H100", "sm_90", "--samples", "20000", "--dist", "em-normal,cancel"});
   CHECK(s.out.find("none found in 20000 samples") != std::string::npos);
