@@ -255,7 +255,7 @@ struct Draw {
         break;
       case Kind::floor: {  // an fp16 tie (odd multiple of 2^-25) and a term 2^-48 .. 2^-41 (class A)
         std::fill(a, a + k, uint16_t{0}), std::fill(b, b + k, uint16_t{0});
-        const std::size_t i = rng() % k, j = (i + 1 + rng() % (k - 1)) % k;
+        const std::size_t i = rng() % k, j = k > 1 ? (i + 1 + rng() % (k - 1)) % k : i;
         a[i] = static_cast<uint16_t>(sign(in) | (1 + 2 * (rng() % 8))), b[i] = 0x3800;  // m * 2^-24 * 2^-1
         a[j] = static_cast<uint16_t>(sign(in) | (1 + rng() % 15)), b[j] = static_cast<uint16_t>(1 + rng() % 15);
         c = rng() % 2 ? 0 : out.sign_bit();
