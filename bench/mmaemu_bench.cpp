@@ -514,7 +514,8 @@ int main(int argc, char** argv) {
   if (!schedule.empty()) {  // a block-scaled or integer row has no schedule to run under
     std::erase_if(cases, [](const Case& c) { return block_scaled_policy(c.input) || integer_input(c.input); });
     if (cases.empty()) {
-      std::fprintf(stderr, "mmaemu-bench: --schedule does not apply to the block-scaled policies or the integer rows\n");
+      std::fprintf(stderr,
+                   "mmaemu-bench: --schedule does not apply to the block-scaled policies or the integer rows\n");
       return 2;
     }
   }

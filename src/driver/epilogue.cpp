@@ -90,8 +90,10 @@ void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_
   using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
   using F = std::conditional_t<sizeof(V) == 4, float, double>;
   if (integer_) {  // the codes stored as they are (s32: a row of uint32_t)
-    if (sizeof(V) == 4 && info(c_storage_).width == 32) std::memcpy(static_cast<uint32_t*>(C_) + at(i, j0), acc, nc * 4);
-    else for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
+    if (sizeof(V) == 4 && info(c_storage_).width == 32)
+      std::memcpy(static_cast<uint32_t*>(C_) + at(i, j0), acc, nc * 4);
+    else
+      for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
     return;
   }
   if (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {

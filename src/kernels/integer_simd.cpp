@@ -103,12 +103,14 @@ void IntTileRun(const SimdParams& p, int step, int steps, const IntTile& t) {
           for (int i = s * step; i < (s + 1) * step; i += 2) {
             const int16_t* bi = b + static_cast<std::size_t>(i) * L;
             const int64_t p0 = int64_t{a[i]} * bi[0], p1 = int64_t{a[i + 1]} * bi[1];
-            if (p.sat_each) c = std::clamp<int64_t>(std::clamp<int64_t>(c + p0, INT32_MIN, INT32_MAX) + p1, INT32_MIN,
-                                                    INT32_MAX);
-            else sum += p0 + p1;
+            if (p.sat_each)
+              c = std::clamp<int64_t>(std::clamp<int64_t>(c + p0, INT32_MIN, INT32_MAX) + p1, INT32_MIN, INT32_MAX);
+            else
+              sum += p0 + p1;
           }
-          if (!p.sat_each) c = p.satfinite ? std::clamp<int64_t>(c + sum, INT32_MIN, INT32_MAX)
-                                           : static_cast<int32_t>(static_cast<uint32_t>(c + sum));
+          if (!p.sat_each)
+            c = p.satfinite ? std::clamp<int64_t>(c + sum, INT32_MIN, INT32_MAX)
+                            : static_cast<int32_t>(static_cast<uint32_t>(c + sum));
         }
         acc = static_cast<uint32_t>(static_cast<int32_t>(c));
       }

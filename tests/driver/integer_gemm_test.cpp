@@ -139,10 +139,11 @@ TEST_CASE("integer GEMM: the blocking's edges equal ref::dot, every target, 1 an
             std::size_t here = 0;
             for (std::size_t q = 0; q < D.size(); ++q) {
               if (static_cast<uint32_t>(D[q]) == want[q] || ++here > 2) continue;
-              FAIL_CHECK("seed " << kSeed << " " << name << " target " << std::string(hwy::TargetName(target)) << " threads "
-                                 << threads << " m" << s.m << " n" << s.n << " k" << s.k << " ta" << s.ta << " tb"
-                                 << s.tb << " packed " << gemm.packed << " at (" << q / s.n << "," << q % s.n
-                                 << "): ref " << hex(want[q]) << " gemm " << hex(static_cast<uint32_t>(D[q])));
+              FAIL_CHECK("seed " << kSeed << " " << name << " target " << std::string(hwy::TargetName(target))
+                                 << " threads " << threads << " m" << s.m << " n" << s.n << " k" << s.k << " ta"
+                                 << s.ta << " tb" << s.tb << " packed " << gemm.packed << " at (" << q / s.n << ","
+                                 << q % s.n << "): ref " << hex(want[q]) << " gemm "
+                                 << hex(static_cast<uint32_t>(D[q])));
             }
             bad += here;
           }
@@ -227,7 +228,8 @@ TEST_CASE("integer GEMM, k = 2^20: sums far outside the s32 range equal an int64
       for (std::size_t j = 0; j < n; ++j) {
         for (std::size_t l = 0; l < k; ++l)
           prod[l] = int64_t{static_cast<int8_t>(A[i * k + l])} * static_cast<int8_t>(B[l * n + j]);
-        for (int r = 0; r < 3; ++r) want[r][i * n + j] = chain64(rules[r], static_cast<std::size_t>(wrap.k), prod, C[i * n + j]);
+        for (int r = 0; r < 3; ++r)
+          want[r][i * n + j] = chain64(rules[r], static_cast<std::size_t>(wrap.k), prod, C[i * n + j]);
       }
     // The pattern's sums do leave the s32 range (patterns 0-2): satfinite
     // ends at the bound they leave through last.

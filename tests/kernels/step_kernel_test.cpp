@@ -266,7 +266,8 @@ std::size_t int_tile_trial(const std::string& id, uint64_t seed, const ModelRow&
   const std::size_t step = step_k(row), rows = 1 + g.rng() % 11, groups = 1 + g.rng() % 9;
   const std::size_t steps = 1 + g.rng() % (step >= 256 ? 3 : 12), last_len = 1 + g.rng() % step;
   const std::size_t kp = steps * step, k = kp - step + last_len;
-  const std::size_t a_stride = kp + g.rng() % 5, b_stride = kp * L + 2 * L * (g.rng() % 3), ldc = groups * L + g.rng() % 7;
+  const std::size_t a_stride = kp + g.rng() % 5, b_stride = kp * L + 2 * L * (g.rng() % 3);
+  const std::size_t ldc = groups * L + g.rng() % 7;
   std::vector<uint64_t> A(rows * kp, 0), B(groups * L * kp, 0);  // B: column c = g*16 + j at [c*kp + l]
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t l = 0; l < k; ++l) A[r * kp + l] = g.int_bits(row.in);
@@ -405,7 +406,8 @@ TEST_CASE("the integer units' register-blocked tile equals ref::step, every targ
       const kernels::SimdParams& p = plan.simd_params;
       const std::string rule = p.satfinite ? (p.sat_each ? "satfinite/addition" : "satfinite") : "wrap";
       Gen g(kSeed ^ (std::hash<std::string>{}(name + " tile") * 3));
-      for (std::size_t i = 0; i < 4 * kScale; ++i) bad += int_tile_trial(name + " [" + tname + "]", kSeed, row, plan, g, steps_by[rule]);
+      for (std::size_t i = 0; i < 4 * kScale; ++i)
+        bad += int_tile_trial(name + " [" + tname + "]", kSeed, row, plan, g, steps_by[rule]);
     }
   }
   hwy::SetSupportedTargetsForTest(0);
