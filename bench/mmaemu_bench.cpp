@@ -23,6 +23,11 @@
 // The block-scaled rows (mxfp8, nvfp4: the shim's sgemm policies, through
 // mmaemu_sgemm_block_scaled, quantisation timed) take --threads through
 // MMA_NUM_THREADS.
+// The integer rows (--input int8, uint8, int4, uint4; with ":sat" the
+// .satfinite variant) run mmaemu_gemm_int on random codes (int4: two per
+// byte along k), int32 out (output "s32"); their GFLOP/s column is GOP/s,
+// 2mnk integer operations per second, and the ratio is to OpenBLAS sgemm's
+// GFLOP/s on the same shape in the same run.
 // --busy P: P competitor processes spin on the CPU for the whole run (a
 // machine whose cores are not all free); --load is --busy 1. --callers C:
 // C application threads each run the row's GEMM at once (each with its own
@@ -100,7 +105,28 @@ const std::vector<Case> kDefaultCases = {
     {"H100", "fp16", 0, "fp16"}, {"V100", "fp16", 0, "fp16"},  // fp16 results (RNE fp16 output stage)
     {"H100@mma.sync", "e4m3"},  // the interleaved HMMA fp8 path (docs/models.md §2.12)
     {"B200", "mxfp8"}, {"B200", "nvfp4"},  // block-scaled
+    {"H100", "int8", 0, "s32"},            // the integer unit (mmaemu_gemm_int, wrapping)
 };
+
+// An integer row's input: "int8", "uint8", "int4" or "uint4" (A and B both),
+// optionally ":sat" (the .satfinite variant).
+struct IntInput {
+  mmaemu_format format = MMAEMU_S8;
+  int saturate = 0;
+};
+bool integer_input(const std::string& input, IntInput* out = nullptr) {
+  const std::pair<const char*, mmaemu_format> names[] = {
+      {"int8", MMAEMU_S8}, {"uint8", MMAEMU_U8}, {"int4", MMAEMU_S4}, {"uint4", MMAEMU_U4}};
+  const std::size_t colon = input.find(':');
+  const std::string base = input.substr(0, colon), rule = colon == std::string::npos ? "" : input.substr(colon + 1);
+  if (rule != "" && rule != "sat") return false;
+  for (const auto& [name, f] : names)
+    if (base == name) {
+      if (out) *out = {f, rule == "sat"};
+      return true;
+    }
+  return false;
+}
 
 // The ratios mean something only against OpenBLAS's kernel for this CPU.
 // An OpenBLAS older than the CPU (Debian 12's 0.3.21 on Emerald Rapids)
@@ -327,11 +353,19 @@ double best_time_callers(int callers, int r, F&& f) {
 }
 
 
+// The integer rows' operands: random codes (int8: one per byte, int4: two;
+// m*k and k*n bytes, enough for either), one int32 C per caller.
+struct IntOperands {
+  std::vector<uint8_t> A, B;
+  std::vector<std::vector<int32_t>> Cs;
+};
+
 // What one run shares with each of its rows.
 struct RunSetup {
   const std::vector<float>& A;
   const std::vector<float>& B;
   std::vector<std::vector<float>>& Cs;  // one C per caller
+  IntOperands& ints;
   const std::string& schedule;
   const std::string& scenario;
   FILE* csv;
@@ -351,8 +385,17 @@ int run_row(const Case& c, const Shape& sh, int t, int r, double t_blas, RunSetu
   mmaemu_gemm_options opt;
   mmaemu_gemm_options_init(&opt);
   const bool scaled = block_scaled_policy(c.input);
+  IntInput int_in;
+  const bool integer = integer_input(c.input, &int_in);
+  mmaemu_gemm_int_options iopt;
+  mmaemu_gemm_int_options_init(&iopt);
+  iopt.a_format = iopt.b_format = int_in.format;
+  iopt.saturate = int_in.saturate;
+  iopt.threads = t;
   int bad = 0;
-  if (!scaled && mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK)
+  if (integer) {
+    if (c.output != "s32") bad = 2, std::fprintf(stderr, "mmaemu-bench: the integer rows have s32 output only\n");
+  } else if (!scaled && mmaemu_parse_policy(c.input.c_str(), &opt) != MMAEMU_OK)
     bad = 2, std::fprintf(stderr, "mmaemu-bench: %s\n", mmaemu_last_error());
   else if (!parse_output(c.output, opt.output))
     bad = 2;
@@ -370,9 +413,14 @@ int run_row(const Case& c, const Shape& sh, int t, int r, double t_blas, RunSetu
   const bool peak_ok = reset_peak_rss();
   const double rss0 = status_mib("VmRSS");
   const float *A = run.A.data(), *B = run.B.data();
+  const bool int4 = int_in.format == MMAEMU_S4 || int_in.format == MMAEMU_U4;
+  const int lda_int = int4 ? (sh.k + 1) / 2 : sh.k;  // int4: k contiguous in A, two codes per byte
   const double t_emu = best_time_callers(callers, r, [&](int who) {
     float* C = run.Cs[who].data();
-    const int s = scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
+    const int s = integer ? mmaemu_gemm_int(h, &iopt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n,
+                                            sh.k, run.ints.A.data(), lda_int, run.ints.B.data(), sh.n, 0,
+                                            run.ints.Cs[who].data(), sh.n)
+                  : scaled ? mmaemu_sgemm_block_scaled(h, c.input.c_str(), MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS,
                                                      MMAEMU_NO_TRANS, sh.m, sh.n, sh.k, 1.0f, A, sh.k, B, sh.n, 0.0f,
                                                      C, sh.n)
                          : mmaemu_gemm(h, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, sh.m, sh.n, sh.k,
@@ -449,22 +497,25 @@ int main(int argc, char** argv) {
   const bool sizes_given = !shapes.empty();
   if (!sizes_given) shapes = kDefaultShapes;
   mmaemu_format out_fmt = MMAEMU_FP32;
-  if (!only_output.empty() && !parse_output(only_output, out_fmt)) return 2;
+  if (!only_output.empty() && only_output != "s32" && !parse_output(only_output, out_fmt)) return 2;
   if (!only_model.empty() || !only_input.empty() || !only_output.empty()) {
     std::vector<Case> sel;
     for (const Case& c : cases)
       if ((only_model.empty() || c.model == only_model) && (only_input.empty() || c.input == only_input) &&
           (only_output.empty() || c.output == only_output))
         sel.push_back(c);
-    if (sel.empty())
-      sel.push_back({only_model.empty() ? "H100" : only_model, only_input.empty() ? "fp16" : only_input, 0,
-                     only_output.empty() ? "fp32" : only_output});
+    if (sel.empty()) {
+      const std::string input = only_input.empty() ? "fp16" : only_input;
+      sel.push_back({only_model.empty() ? "H100" : only_model, input, 0,
+                     only_output.empty() ? (integer_input(input) ? "s32" : "fp32") : only_output});
+    }
     cases = sel;
   }
-  if (!schedule.empty()) {  // a block-scaled row has no schedule to run under
-    std::erase_if(cases, [](const Case& c) { return block_scaled_policy(c.input); });
+  if (!schedule.empty()) {  // a block-scaled or integer row has no schedule to run under
+    std::erase_if(cases, [](const Case& c) { return block_scaled_policy(c.input) || integer_input(c.input); });
     if (cases.empty()) {
-      std::fprintf(stderr, "mmaemu-bench: --schedule does not apply to the block-scaled policies\n");
+      std::fprintf(stderr,
+                   "mmaemu-bench: --schedule does not apply to the block-scaled policies or the integer rows\n");
       return 2;
     }
   }
@@ -503,8 +554,15 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
     for (float& x : A) x = dist(rng);
     for (float& x : B) x = dist(rng);
+    IntOperands ints;
+    if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return integer_input(c.input); })) {
+      ints.A.resize(m * k), ints.B.resize(k * n);
+      for (uint8_t& x : ints.A) x = static_cast<uint8_t>(rng());
+      for (uint8_t& x : ints.B) x = static_cast<uint8_t>(rng());
+      ints.Cs.assign(static_cast<std::size_t>(callers), std::vector<int32_t>(m * n));
+    }
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    RunSetup run{A, B, Cs, schedule, scenario, csv, times};
+    RunSetup run{A, B, Cs, ints, schedule, scenario, csv, times};
     for (int t : threads) {
       openblas_set_num_threads(t);
       const int r = repeat > 0 ? repeat : (flops <= 2.2e9 ? 3 : 1);

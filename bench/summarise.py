@@ -10,7 +10,8 @@ size and the ratios to OpenBLAS on the same shape in the same run at
 n = 2048, n = 128 and m = 16 (16 x 4096 x 4096), and the speed-up of the
 multi-word experiment's 10 x 10 x 10^6 product (m x n x k) from one thread
 to T. Ratios are libmmaemu GFLOP/s / OpenBLAS cblas_sgemm GFLOP/s (the
-CSV's ratio column). With several files (repeated runs of the same rows)
+CSV's ratio column; an integer row's, input int8 and output s32, is GOP/s
+over OpenBLAS GFLOP/s). With several files (repeated runs of the same rows)
 each cell is the median over the runs, and the ratio and speed-up cells add
 the runs' range in brackets. A run's CSV has one scenario (quiet, load,
 busy:P, callers:C, load+callers:C); --scenario keeps the rows of one (default:

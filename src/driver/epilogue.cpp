@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -50,8 +51,8 @@ uint64_t Epilogue::beta_c(std::size_t i, std::size_t j, Fmt f) const {
   return scaled_ && is_nan(f, v) ? kScaledNaN : v;
 }
 
-uint64_t Epilogue::initial_acc(std::size_t i, std::size_t j) const {
-  if (integer_) return zero_init_ ? 0 : load(c_storage_, C_, at(i, j));
+uint64_t Epilogue::initial_acc_other(std::size_t i, std::size_t j) const {
+  if (integer_) return load(c_storage_, C_, at(i, j));
   return zero_init_ ? zero_bits(out_, false) : beta_c(i, j, out_);
 }
 
@@ -88,8 +89,11 @@ template <typename V>
 void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const {
   using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
   using F = std::conditional_t<sizeof(V) == 4, float, double>;
-  if (integer_) {
-    for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
+  if (integer_) {  // the codes stored as they are (s32: a row of uint32_t)
+    if (sizeof(V) == 4 && info(c_storage_).width == 32)
+      std::memcpy(static_cast<uint32_t*>(C_) + at(i, j0), acc, nc * 4);
+    else
+      for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
     return;
   }
   if (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {

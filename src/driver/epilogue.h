@@ -39,7 +39,9 @@ class Epilogue {
   /// True when every chain starts from +0 (C is not read before the epilogue).
   bool zero_init() const { return zero_init_; }
   /// The chain's first accumulator of element (i, j): +0, or beta*C (into-c).
-  uint64_t initial_acc(std::size_t i, std::size_t j) const;
+  uint64_t initial_acc(std::size_t i, std::size_t j) const {
+    return integer_ && zero_init_ ? 0 : initial_acc_other(i, j);  // (the integer units' usual start inline)
+  }
 
   /// Stores row i, columns j0 .. j0+nc-1, from accumulators given as bit
   /// patterns of the row's output format (uint32_t: fp32 or fp16; uint64_t:
@@ -51,6 +53,7 @@ class Epilogue {
   void scale_only(std::size_t m, std::size_t n, int threads) const;
 
  private:
+  uint64_t initial_acc_other(std::size_t i, std::size_t j) const;
   void store_one(uint64_t acc, std::size_t i, std::size_t j) const;
   // beta*C rounded once to f (RNE); NaN: f's default NaN (block-scaled: 0x7FFFFFFF).
   uint64_t beta_c(std::size_t i, std::size_t j, Fmt f) const;

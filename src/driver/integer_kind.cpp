@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The integer units' plug-in of the steps loop nest (steps_nest.h;
 // docs/kernels.md, "Adding a unit kind"; docs/models.md §11): ref::dot's
-// bits for accum = integer rows on the SIMD kernel simd_integer_run16
-// (kernels/integer_simd.cpp). What is the kind's own: reading the codes of
-// an operand (driver::Operand of s8/u8/s4/u4 storage: one code per byte,
-// or with fp4_packed two int4 codes per byte along k, element 2i in the
-// low nibble, formats/int4_packing.h) into their values as int16, zero past
-// the GEMM's k (whole instructions; a product of 0 changes no bits under
-// any overflow rule), B's lane groups in pairs along k (the layout of
-// LanePanel::i16), the kernel call with one or two A rows, and ref::step
-// on every step when the plan has no kernel (the use_reference and
-// simd_off options). No input is NaN or Inf, so no step is flagged for the
-// special-value fallback. The chunks are whole instructions, so each chain
-// runs along k in the model's order whatever the blocking or the threads.
-// The epilogue stores the s32 accumulators as they are (epilogue.cpp).
+// bits for accum = integer rows on the register-blocked tile
+// simd_integer_tile (kernels/integer_simd.h; the step kernel
+// simd_integer_run16's arithmetic). What is the kind's own: reading the
+// codes of an operand (driver::Operand of s8/u8/s4/u4 storage: one code
+// per byte, or with fp4_packed two int4 codes per byte along k, element 2i
+// in the low nibble, formats/int4_packing.h) into their values as int16,
+// zero past the GEMM's k (whole instructions; a product of 0 changes no
+// bits under any overflow rule), B's lane groups in pairs along k (the
+// layout of LanePanel::i16; s8/u8 operands whose lines are contiguous in
+// memory through loops the compiler vectorises), a task's rows and lane
+// groups in one call of the tile (straight into the accumulators), and
+// ref::step on every step when the plan has no kernel (the use_reference
+// and simd_off options). No input is NaN or Inf, so no step is flagged for
+// the special-value fallback. The chunks are whole instructions, so each
+// chain runs along k in the model's order whatever the blocking or the
+// threads. The epilogue stores the s32 accumulators as they are
+// (epilogue.cpp).
 #include <algorithm>
 #include <array>
 #include <stdexcept>
@@ -22,6 +26,7 @@
 
 #include "driver/macro.h"
 #include "driver/steps_nest.h"
+#include "kernels/integer_simd.h"
 #include "kernels/plan.h"
 #include "ref/reference.h"
 
@@ -45,6 +50,26 @@ std::array<int16_t, 256> value_table(Fmt f) {
   std::array<int16_t, 256> t{};
   for (unsigned c = 0; c < 256; ++c) t[c] = static_cast<int16_t>(int_value(f, c));
   return t;
+}
+
+// The contiguous operands' packing, s8 or u8 storage (loops the compiler
+// vectorises): n codes at src, their values to out[i];
+void byte_values(Fmt f, const uint8_t* src, std::size_t n, int16_t* out) {
+  if (f == Fmt::s8)
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(src[i]);
+  else
+    for (std::size_t i = 0; i < n; ++i) out[i] = src[i];
+}
+// and two lines' n codes (lo, hi; hi null: zeros) interleaved, out[2i] =
+// lo[i], out[2i + 1] = hi[i] (B's pairs along k; n <= 16).
+void byte_pairs(Fmt f, const uint8_t* lo, const uint8_t* hi, std::size_t n, int16_t* out) {
+  alignas(16) uint8_t h[16] = {};
+  if (hi) std::copy_n(hi, n, h);
+  const bool s = f == Fmt::s8;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[2 * i] = s ? static_cast<int8_t>(lo[i]) : lo[i];
+    out[2 * i + 1] = s ? static_cast<int8_t>(h[i]) : h[i];
+  }
 }
 
 struct IntKind {
@@ -73,6 +98,14 @@ struct IntKind {
     return t[X.fp4_packed ? (byte >> (4 * (l & 1))) & 0xF : byte];
   }
 
+  // One code per byte (s8, u8) with a panel's line contiguous in memory:
+  // A's rows along k (not transposed), B's rows along the columns (not
+  // transposed).
+  static bool contiguous(const Operand& X) {
+    return !X.fp4_packed && !X.trans && (X.storage == Fmt::s8 || X.storage == Fmt::u8);
+  }
+  static std::size_t ld(const Operand& X) { return static_cast<std::size_t>(X.ld); }
+
   void prepare(IntPanel&) const {}
   void shape_b(const Chunk& ch, IntPanel& b) const {
     b.kp = ch.kp;
@@ -89,10 +122,22 @@ struct IntKind {
     const std::size_t l0 = s0 * step, l1 = s1 * step, lanes = std::min(L, p.nc - gg * L);
     const std::size_t real = std::min(l1, std::max(l0, ch.kc));
     int16_t* out = &b.val[gg * ch.kp * L];
-    std::fill(out + l0 * L, out + l1 * L, int16_t{0});
+    // Zeros where no code goes: all of a partial group, else the pairs past k.
+    std::fill(out + (lanes < L ? l0 : std::max(l0, (real + 1) / 2 * 2)) * L, out + l1 * L, int16_t{0});
+    const std::size_t col = p.j0 + gg * L;
+    if (contiguous(g.B)) {  // rows k0 + l and k0 + l + 1 of B: the lanes' codes side by side
+      const uint8_t* rows = static_cast<const uint8_t*>(g.B.data) + k0 * ld(g.B) + col;
+      for (std::size_t l = l0; l < real; l += 2)
+        byte_pairs(g.B.storage, rows + l * ld(g.B), l + 1 < real ? rows + (l + 1) * ld(g.B) : nullptr, lanes,
+                   out + l * L);
+      return;
+    }
     for (std::size_t l = l0; l < real; ++l) {
       int16_t* o = out + (l / 2) * 2 * L + l % 2;
-      for (std::size_t q = 0; q < lanes; ++q) o[2 * q] = value(g.B, false, tb, p.j0 + gg * L + q, k0 + l);
+      for (std::size_t q = 0; q < lanes; ++q) o[2 * q] = value(g.B, false, tb, col + q, k0 + l);
+      if (l + 1 == real && real % 2) {  // the pair's other half: zeros
+        for (std::size_t q = 0; q < lanes; ++q) o[2 * q + 1] = 0;
+      }
     }
   }
 
@@ -102,7 +147,10 @@ struct IntKind {
     if (a.val.size() < mc * ch.kp) a.val.resize(mc * ch.kp);
     for (std::size_t r = 0; r < mc; ++r) {
       int16_t* o = &a.val[r * ch.kp];
-      for (std::size_t l = 0; l < ch.kc; ++l) o[l] = value(g.A, true, ta, i0 + r, k0 + l);
+      if (contiguous(g.A))  // row i0 + r of A: k contiguous
+        byte_values(g.A.storage, static_cast<const uint8_t*>(g.A.data) + (i0 + r) * ld(g.A) + k0, ch.kc, o);
+      else
+        for (std::size_t l = 0; l < ch.kc; ++l) o[l] = value(g.A, true, ta, i0 + r, k0 + l);
       std::fill(o + ch.kc, o + ch.kp, int16_t{0});
     }
   }
@@ -127,28 +175,43 @@ struct IntKind {
     }
   }
 
+  // The task's rows against its lane groups: the whole groups on the
+  // register-blocked tile, straight into the accumulators (row stride
+  // p.nc); a last group of fewer than 16 columns through a copy of its
+  // lanes (the tile writes 16).
   void task(const Chunk& ch, const NestPanel& p, std::size_t k0, const NestTask& t, IntPanel& a, uint32_t* acc32,
             uint64_t*) const {
     pack_a(ch, k0, t.i0, t.mc, a);
+    if (!simd) return reference_task(ch, p, t, a, acc32);
     const kernels::StepRun run{static_cast<int>(ch.steps), static_cast<int>(step), static_cast<int>(step)};
-    // Groups outer, so that a group's B panel stays in cache for the rows;
-    // two rows per kernel call.
+    const std::size_t whole = std::min(t.g1, std::max(t.g0, p.nc / L));  // groups [g0, whole) have 16 columns
+    kernels::IntTile tile;
+    tile.a = a.val.data(), tile.a_stride = ch.kp, tile.b_stride = ch.kp * L, tile.rows = static_cast<int>(t.mc);
+    if (whole > t.g0) {
+      tile.b = &ch.b.val[t.g0 * ch.kp * L], tile.acc = acc32 + t.g0 * L, tile.ldc = p.nc;
+      tile.groups = static_cast<int>(whole - t.g0);
+      kernels::simd_integer_tile(g.plan.simd_params, run, tile);
+    }
+    if (whole == t.g1) return;
+    constexpr std::size_t kRows = 32;  // rows per copy
+    alignas(64) uint32_t part[kRows * L];
+    const std::size_t w0 = whole * L, lanes = p.nc - w0;
+    tile.b = &ch.b.val[whole * ch.kp * L], tile.acc = part, tile.ldc = L, tile.groups = 1;
+    for (std::size_t r0 = 0; r0 < t.mc; r0 += kRows) {
+      const std::size_t rows = std::min(kRows, t.mc - r0);
+      for (std::size_t r = 0; r < rows; ++r) std::copy_n(acc32 + (r0 + r) * p.nc + w0, lanes, part + r * L);
+      tile.a = &a.val[r0 * ch.kp], tile.rows = static_cast<int>(rows);
+      kernels::simd_integer_tile(g.plan.simd_params, run, tile);
+      for (std::size_t r = 0; r < rows; ++r) std::copy_n(part + r * L, lanes, acc32 + (r0 + r) * p.nc + w0);
+    }
+  }
+
+  // The plan has no kernel: ref::step on every step of every row and lane.
+  void reference_task(const Chunk& ch, const NestPanel& p, const NestTask& t, const IntPanel& a,
+                      uint32_t* acc32) const {
     for (std::size_t gg = t.g0; gg < t.g1; ++gg) {
       const std::size_t w0 = gg * L, lanes = std::min(L, p.nc - w0);
-      const kernels::LanePanel pb{.val = nullptr, .sig = nullptr, .exp = nullptr, .i16 = &ch.b.val[gg * ch.kp * L]};
-      for (std::size_t r = 0; r < t.mc; r += kernels::kMaxRows) {
-        const std::size_t rows = std::min<std::size_t>(kernels::kMaxRows, t.mc - r);
-        alignas(64) uint32_t acc[kernels::kMaxRows * L] = {};
-        for (std::size_t q = 0; q < rows; ++q) std::copy_n(acc32 + (r + q) * p.nc + w0, lanes, acc + q * L);
-        if (!simd) {
-          for (std::size_t q = 0; q < rows; ++q) reference(ch, a, r + q, gg, lanes, acc + q * L);
-        } else if (ch.steps) {
-          const kernels::RowPanel pa{.val = nullptr, .sig = nullptr, .exp = nullptr, .rows = static_cast<int>(rows),
-                                     .stride = ch.kp, .i16 = &a.val[r * ch.kp]};
-          g.plan.kernel(g.plan.simd_params, run, pa, pb, acc);
-        }
-        for (std::size_t q = 0; q < rows; ++q) std::copy_n(acc + q * L, lanes, acc32 + (r + q) * p.nc + w0);
-      }
+      for (std::size_t r = 0; r < t.mc; ++r) reference(ch, a, r, gg, lanes, acc32 + r * p.nc + w0);
     }
   }
 };

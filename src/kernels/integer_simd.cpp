@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The SIMD step kernel of the integer units (docs/models.md §11, "Integer
-// units"; the reference is src/ref/integer.cpp), 16 output columns at a
-// time, in the one StepKernel prototype (kernels/simd.h).
+// The SIMD kernels of the integer units (docs/models.md §11, "Integer
+// units"; the reference is src/ref/integer.cpp): the step kernel
+// simd_integer_run16 (16 output columns, one or two A rows, in the one
+// StepKernel prototype of kernels/simd.h) and the register-blocked tile
+// simd_integer_tile (integer_simd.h: up to kTileRows rows x kTileGroups
+// lane groups of 16 columns per block, the steps nest's fast path). Both
+// run the one block routine below, so their bits are one code path's.
 //
 // Operands are the codes' values as int16 (s8/u8/s4/u4 all fit): A's row
-// k contiguous (RowPanel::i16), B's 16 lanes in pairs along k
+// k contiguous (RowPanel::i16), B's 16 lanes of a group in pairs along k
 // (LanePanel::i16: element l of lane j at [(l/2)*32 + 2j + l%2]), so that
 // one widening multiply-add of int16 pairs (hn::ReorderWidenMulAccumulate:
 // x86 `pmaddwd`) gives a[l]*b[l][j] + a[l+1]*b[l+1][j] in int32 lane j.
@@ -14,10 +18,20 @@
 // exact in int32, never overflowing (no signed wrap anywhere). Then, per
 // overflow rule (PTX ISA, "Warp Level Matrix Multiply-Accumulate
 // Instructions", mma, "Integer operations"):
-//   wrap: acc = acc + S modulo 2^32, added as uint32. Addition modulo 2^32
-//     is associative and commutative, so summing the run's products in
-//     any grouping gives the bits of the row's chain order (ref::step's one
-//     instruction after another): the kernel sums a whole run at once.
+//   wrap: acc = acc + S modulo 2^32, added as uint32. Why this is the
+//     reference's bits (ref::integer_step: per instruction t, the exact sum
+//     of its products P_t in int64, d_t = (d_{t-1} + P_t) mod 2^32, read as
+//     s32): reduction modulo 2^32 is a ring homomorphism from the integers,
+//     (x + y) mod 2^32 = ((x mod 2^32) + (y mod 2^32)) mod 2^32, so by
+//     induction over the instructions d_t = (c + P_1 + ... + P_t) mod 2^32:
+//     the chain's result depends only on c and the sum of all its products
+//     modulo 2^32, in any order and grouping. The kernel adds exact partial
+//     sums S (each a sum of whole products, together every product once)
+//     to c in uint32 arithmetic, which is addition modulo 2^32 (C++
+//     unsigned arithmetic; x86 `paddd` on every lane): the same residue,
+//     and both are codes in [0, 2^32), so the same bits. Hence one exact
+//     partial sum per kFlush products (not per instruction), kept in
+//     registers across instructions.
 //   satfinite, sat_point = instruction: per instruction, S = the exact sum
 //     of its k products (k <= 2^14 by the envelope in plan.cpp), then
 //     d = clamp(c + S) to [MIN_INT32, MAX_INT32]: c + S computed modulo
@@ -30,13 +44,18 @@
 // Zero padding (the last instruction, k not a multiple of step) adds
 // products of 0, which change no bits under any rule.
 //
-// Instructions per multiply-add (AVX-512, 16 lanes in one vector, wrap and
-// satfinite/instruction): per pair of k and A row, one vpmaddwd (two
-// products in each of the 16 lanes) and one vpaddd, a broadcast of A's
-// pair, and B's vector loaded once for both rows of a two-row call: about
-// 3.5 instructions per 32 products (~0.1 per product). AVX2 and SSE4 need
-// two and four vectors for the 16 lanes. sat_point = addition: two
-// multiply-adds and two clamps (~5 instructions) per pair and vector.
+// Register blocking (the block routine): R rows x G lane groups of
+// partial sums in registers (AVX-512: 4 x 4 vectors of 16 int32 lanes,
+// 64 columns; AVX2: 4 x 2; SSE4: 2 x 4), B's vector for a pair of k loaded
+// once for the R rows, A's pair broadcast once for the G groups. Per pair
+// of k and block, AVX-512: 16 `vpmaddwd` + 16 `vpaddd` (512 products),
+// 4 loads of B and 4 broadcasts of A: 40 instructions, ~0.08 per product
+// (~0.04 per operation of 2mnk); the 16 `vpmaddwd`, one per cycle on a
+// core that splits 512-bit multiplies in two (AMD Zen 4), bound it at 32
+// products a cycle. satfinite per instruction adds a load, the clamp
+// (~6 instructions) and a store per vector and instruction; sat_point =
+// addition runs one row and group at a time (two multiply-adds and two
+// clamps per pair and vector).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/integer_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -45,7 +64,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
+#include "kernels/integer_simd.h"
 #include "kernels/simd.h"
 
 #ifndef MMAEMU_INTEGER_SIMD_ONCE
@@ -67,24 +89,31 @@ using integer_detail::kFlush;
 
 #if HWY_TARGET == HWY_SCALAR
 // One lane per vector: no int16 pairs. Plain int64 arithmetic, the same
-// rules (the reference's arithmetic).
-void IntRun16(const SimdParams& p, int step, int steps, int rows, std::size_t stride, const int16_t* HWY_RESTRICT a,
-              const int16_t* HWY_RESTRICT b, uint32_t* HWY_RESTRICT acc) {
-  for (int r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < L; ++j) {
-      int64_t t = static_cast<int32_t>(acc[r * L + j]);
-      for (int s = 0; s < steps; ++s) {
-        int64_t sum = 0;
-        for (int i = s * step; i < (s + 1) * step; ++i) {
-          const int64_t prod = int64_t{a[r * stride + i]} * b[(i / 2) * 2 * L + 2 * j + i % 2];
-          if (p.sat_each) t = std::clamp<int64_t>(t + prod, INT32_MIN, INT32_MAX);
-          else sum += prod;
+// rules (the reference's arithmetic), one row and column at a time.
+void IntTileRun(const SimdParams& p, int step, int steps, const IntTile& t) {
+  for (int r = 0; r < t.rows; ++r)
+    for (int g = 0; g < t.groups; ++g)
+      for (std::size_t j = 0; j < L; ++j) {
+        const int16_t* a = t.a + r * t.a_stride;
+        const int16_t* b = t.b + g * t.b_stride + 2 * j;  // element i at b[(i/2)*2L + i%2]
+        uint32_t& acc = t.acc[r * t.ldc + g * L + j];
+        int64_t c = static_cast<int32_t>(acc);
+        for (int s = 0; s < steps; ++s) {
+          int64_t sum = 0;
+          for (int i = s * step; i < (s + 1) * step; i += 2) {
+            const int16_t* bi = b + static_cast<std::size_t>(i) * L;
+            const int64_t p0 = int64_t{a[i]} * bi[0], p1 = int64_t{a[i + 1]} * bi[1];
+            if (p.sat_each)
+              c = std::clamp<int64_t>(std::clamp<int64_t>(c + p0, INT32_MIN, INT32_MAX) + p1, INT32_MIN, INT32_MAX);
+            else
+              sum += p0 + p1;
+          }
+          if (!p.sat_each)
+            c = p.satfinite ? std::clamp<int64_t>(c + sum, INT32_MIN, INT32_MAX)
+                            : static_cast<int32_t>(static_cast<uint32_t>(c + sum));
         }
-        if (!p.sat_each) t = p.satfinite ? std::clamp<int64_t>(t + sum, INT32_MIN, INT32_MAX)
-                                         : static_cast<int32_t>(static_cast<uint32_t>(t + sum));
+        acc = static_cast<uint32_t>(static_cast<int32_t>(c));
       }
-      acc[r * L + j] = static_cast<uint32_t>(static_cast<int32_t>(t));
-    }
 }
 #else
 using D32 = hn::ScalableTag<int32_t>;
@@ -92,6 +121,14 @@ using V32 = hn::Vec<D32>;
 using DW = hn::Repartition<int16_t, D32>;
 using VW = hn::Vec<DW>;
 using DU = hn::RebindToUnsigned<D32>;
+
+constexpr std::size_t N = hn::MaxLanes(D32());  // int32 lanes per vector
+constexpr std::size_t GV = L / N;                // vectors per lane group
+// The block: kTileRows x kTileGroups, partial sums in at most ~16 (16
+// registers: SSE4, AVX2) or 16 of 32 registers (AVX-512), the rest for B's
+// vectors and A's broadcasts.
+constexpr std::size_t kTileGroups = GV == 1 ? 4 : GV == 2 ? 2 : 1;
+constexpr std::size_t kTileRows = GV == 4 ? 2 : 4;
 
 // c + s modulo 2^32 (uint32 addition: no signed overflow).
 HWY_INLINE V32 WrapAdd(V32 c, V32 s) {
@@ -117,76 +154,106 @@ HWY_INLINE VW PairOf(const int16_t* a, uint32_t mask = ~0u) {
   return hn::BitCast(DW(), hn::Set(D32(), static_cast<int32_t>(pair & mask)));
 }
 
-// Elements [l0, l1) (l0, l1 even) of R rows (row r at a + r*stride)
-// against the lanes, summed exactly into s0/s1 (their lane-wise sum,
-// RearrangeToOddPlusEven, is the per-lane sum of products). Each B vector
-// is loaded once for the R rows.
-template <std::size_t R, std::size_t NV>
-HWY_INLINE void Dot(const int16_t* HWY_RESTRICT a, std::size_t stride, const int16_t* HWY_RESTRICT b, int l0, int l1,
-                    V32 (*s0)[NV], V32 (*s1)[NV]) {
+// a[2i]*b[2i] + a[2i+1]*b[2i+1] in int32 lane i (x86: one `pmaddwd`).
+HWY_INLINE V32 PairSums(VW a, VW b) {
   const D32 d;
-  constexpr std::size_t N = hn::MaxLanes(d);
-  for (int l = l0; l < l1; l += 2) {
-    VW pa[R];
-    for (std::size_t r = 0; r < R; ++r) pa[r] = PairOf(a + r * stride + l);
-    const int16_t* bl = b + static_cast<std::size_t>(l) * L;
-    for (std::size_t v = 0; v < NV; ++v) {
-      const VW bv = hn::LoadU(DW(), bl + 2 * v * N);
-      for (std::size_t r = 0; r < R; ++r) s0[r][v] = hn::ReorderWidenMulAccumulate(d, pa[r], bv, s0[r][v], s1[r][v]);
+  V32 s1 = hn::Zero(d);
+  const V32 s0 = hn::ReorderWidenMulAccumulate(d, a, b, hn::Zero(d), s1);
+  return hn::RearrangeToOddPlusEven(s0, s1);
+}
+
+// Vector v (of G*GV) of B's pair of k at l: group v / GV, its lanes
+// (v % GV)*N onwards.
+HWY_INLINE const int16_t* BAt(const IntTile& t, std::size_t v, int l) {
+  return t.b + (v / GV) * t.b_stride + static_cast<std::size_t>(l) * L + (v % GV) * 2 * N;
+}
+
+// The block at (row r0, group g0): R rows x G groups. Per chunk of k
+// (satfinite: one instruction; wrap: kFlush products) the exact partial
+// sums in registers, then added to acc (modulo 2^32, or clamped).
+template <std::size_t R, std::size_t G>
+HWY_NOINLINE void Block(const SimdParams& p, int step, int total, const IntTile& t, std::size_t r0, std::size_t g0) {
+  const D32 d;
+  constexpr std::size_t NV = G * GV;
+  IntTile at = t;
+  at.a = t.a + r0 * t.a_stride, at.b = t.b + g0 * t.b_stride, at.acc = t.acc + r0 * t.ldc + g0 * L;
+  const int chunk = p.satfinite ? step : kFlush;
+  for (int l0 = 0; l0 < total; l0 += chunk) {
+    const int l1 = std::min(total, l0 + chunk);
+    V32 s[R][NV];
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t v = 0; v < NV; ++v) s[r][v] = hn::Zero(d);
+    for (int l = l0; l < l1; l += 2) {
+      VW pa[R];
+      for (std::size_t r = 0; r < R; ++r) pa[r] = PairOf(at.a + r * at.a_stride + l);
+      for (std::size_t v = 0; v < NV; ++v) {
+        const VW bv = hn::LoadU(DW(), BAt(at, v, l));
+        for (std::size_t r = 0; r < R; ++r) s[r][v] = hn::Add(s[r][v], PairSums(pa[r], bv));
+      }
     }
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t v = 0; v < NV; ++v) {
+        int32_t* c = reinterpret_cast<int32_t*>(at.acc + r * at.ldc + v * N);
+        const V32 sum = s[r][v];
+        const V32 c0 = hn::LoadU(d, c);
+        hn::StoreU(p.satfinite ? SatAdd(c0, sum) : WrapAdd(c0, sum), d, c);
+      }
   }
 }
 
-// R rows' chains (acc: row r's 16 lanes at bits + 16*r).
-template <std::size_t R>
-HWY_INLINE void Rows(const SimdParams& p, int step, int steps, std::size_t stride, const int16_t* HWY_RESTRICT a,
-                     const int16_t* HWY_RESTRICT b, int32_t* HWY_RESTRICT bits) {
+// satfinite, sat_point = addition: one product at a time in k order, row
+// r0 and group g0.
+HWY_NOINLINE void SatEach(int total, const IntTile& t, std::size_t r0, std::size_t g0) {
   const D32 d;
-  constexpr std::size_t N = hn::MaxLanes(D32());
-  constexpr std::size_t NV = L / N;
-  const int total = step * steps;
-  V32 c[R][NV];
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t v = 0; v < NV; ++v) c[r][v] = hn::LoadU(d, bits + r * L + v * N);
-  if (p.sat_each) {
-    // One product at a time, in k order.
-    for (int l = 0; l < total; l += 2) {
-      const int16_t* bl = b + static_cast<std::size_t>(l) * L;
-      for (const uint32_t mask : {0x0000FFFFu, 0xFFFF0000u})
-        for (std::size_t r = 0; r < R; ++r) {
-          const VW pa = PairOf(a + r * stride + l, mask);
-          for (std::size_t v = 0; v < NV; ++v) {
-            V32 s1 = hn::Zero(d);
-            const V32 s0 = hn::ReorderWidenMulAccumulate(d, pa, hn::LoadU(DW(), bl + 2 * v * N), hn::Zero(d), s1);
-            c[r][v] = SatAdd(c[r][v], hn::RearrangeToOddPlusEven(s0, s1));
-          }
-        }
-    }
-  } else {
-    // satfinite: one exact sum per instruction, then one clamp. Wrap: the
-    // whole run, kFlush products per exact partial sum.
-    const int chunk = p.satfinite ? step : kFlush;
-    for (int l0 = 0; l0 < total; l0 += chunk) {
-      V32 s0[R][NV], s1[R][NV];
-      for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < NV; ++v) s0[r][v] = s1[r][v] = hn::Zero(d);
-      Dot<R, NV>(a, stride, b, l0, std::min(total, l0 + chunk), s0, s1);
-      for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < NV; ++v) {
-          const V32 sum = hn::RearrangeToOddPlusEven(s0[r][v], s1[r][v]);
-          c[r][v] = p.satfinite ? SatAdd(c[r][v], sum) : WrapAdd(c[r][v], sum);
-        }
+  const int16_t* a = t.a + r0 * t.a_stride;
+  int32_t* acc = reinterpret_cast<int32_t*>(t.acc + r0 * t.ldc + g0 * L);
+  V32 c[GV];
+  for (std::size_t v = 0; v < GV; ++v) c[v] = hn::LoadU(d, acc + v * N);
+  for (int l = 0; l < total; l += 2) {
+    const int16_t* bl = t.b + g0 * t.b_stride + static_cast<std::size_t>(l) * L;
+    for (const uint32_t mask : {0x0000FFFFu, 0xFFFF0000u}) {
+      const VW pa = PairOf(a + l, mask);
+      for (std::size_t v = 0; v < GV; ++v) {
+        c[v] = SatAdd(c[v], PairSums(pa, hn::LoadU(DW(), bl + 2 * v * N)));
+      }
     }
   }
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t v = 0; v < NV; ++v) hn::StoreU(c[r][v], d, bits + r * L + v * N);
+  for (std::size_t v = 0; v < GV; ++v) hn::StoreU(c[v], d, acc + v * N);
 }
 
-void IntRun16(const SimdParams& p, int step, int steps, int rows, std::size_t stride, const int16_t* HWY_RESTRICT a,
-              const int16_t* HWY_RESTRICT b, uint32_t* HWY_RESTRICT acc) {
-  int32_t* bits = reinterpret_cast<int32_t*>(acc);
-  if (rows == 2) Rows<2>(p, step, steps, stride, a, b, bits);
-  else Rows<1>(p, step, steps, stride, a, b, bits);
+// Block<R', G'> for the block's actual rows r <= R and groups g <= G.
+template <std::size_t R, std::size_t G>
+HWY_INLINE void AnyBlock(std::size_t r, std::size_t g, const SimdParams& p, int step, int total, const IntTile& t,
+                         std::size_t r0, std::size_t g0) {
+  if constexpr (R > 1)
+    if (r < R) return AnyBlock<R - 1, G>(r, g, p, step, total, t, r0, g0);
+  if constexpr (G > 1)
+    if (g < G) return AnyBlock<R, G - 1>(r, g, p, step, total, t, r0, g0);
+  Block<R, G>(p, step, total, t, r0, g0);
+}
+
+// Groups outer, then k in slices of whole instructions (a slice of B's
+// block of groups, 16 KiB at kKSlice, and of the rows, 8 KiB for 32 rows,
+// stay in a 32 KiB L1 together), rows inner.
+constexpr int kKSlice = 128;
+void IntTileRun(const SimdParams& p, int step, int steps, const IntTile& t) {
+  const int total = step * steps, slice = std::max(1, kKSlice / step) * step;
+  const std::size_t rows = static_cast<std::size_t>(t.rows), groups = static_cast<std::size_t>(t.groups);
+  for (std::size_t g0 = 0; g0 < groups; g0 += kTileGroups) {
+    const std::size_t gn = std::min(kTileGroups, groups - g0);
+    if (p.sat_each) {  // one row and group at a time, the whole run
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t g = g0; g < g0 + gn; ++g) SatEach(total, t, r, g);
+      continue;
+    }
+    for (int l0 = 0; l0 < total; l0 += slice) {
+      IntTile at = t;
+      at.a = t.a + l0, at.b = t.b + static_cast<std::size_t>(l0) * L;
+      for (std::size_t r0 = 0; r0 < rows; r0 += kTileRows)
+        AnyBlock<kTileRows, kTileGroups>(std::min(kTileRows, rows - r0), gn, p, step, std::min(slice, total - l0), at,
+                                         r0, g0);
+    }
+  }
 }
 #endif
 
@@ -199,14 +266,30 @@ HWY_AFTER_NAMESPACE();
 namespace mmaemu {
 namespace kernels {
 
-HWY_EXPORT(IntRun16);
+HWY_EXPORT(IntTileRun);
+
+namespace {
+void check_step(int step) {
+  if (step <= 0 || step % 2 != 0)
+    throw std::invalid_argument("integer kernel: step " + std::to_string(step) + " is not even");
+}
+}  // namespace
 
 int simd_integer_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
   check_rows(a);
-  if (run.step <= 0 || run.step % 2 != 0)
-    throw std::invalid_argument("integer step kernel: step " + std::to_string(run.step) + " is not even");
-  if (run.steps > 0) HWY_DYNAMIC_DISPATCH(IntRun16)(p, run.step, run.steps, a.rows, a.stride, a.i16, b.i16, acc);
+  check_step(run.step);
+  IntTile t;
+  t.a = a.i16, t.a_stride = a.stride, t.b = b.i16, t.acc = acc, t.ldc = kSimdLanes, t.rows = a.rows, t.groups = 1;
+  if (run.steps > 0) HWY_DYNAMIC_DISPATCH(IntTileRun)(p, run.step, run.steps, t);
   return run.steps;
+}
+
+void simd_integer_tile(const SimdParams& p, StepRun run, const IntTile& t) {
+  check_step(run.step);
+  if (t.rows < 0 || t.groups < 0)
+    throw std::invalid_argument("integer tile: " + std::to_string(t.rows) + " rows, " + std::to_string(t.groups) +
+                                " groups");
+  if (run.steps > 0 && t.rows > 0 && t.groups > 0) HWY_DYNAMIC_DISPATCH(IntTileRun)(p, run.step, run.steps, t);
 }
 
 }  // namespace kernels

@@ -26,6 +26,7 @@
 #include "hwy/targets.h"
 
 #include "common/engine_rows.h"
+#include "kernels/integer_simd.h"
 #include "kernels/plan.h"
 #include "ref/reference.h"
 
@@ -246,11 +247,73 @@ void int_trial(const std::string& id, uint64_t seed, const ModelRow& row, const 
     if (acc[q] != want[q]) {
       ++t.bad;
       if (++g_reported <= 10)
-        FAIL_CHECK("seed " << seed << " " << id << " (" << info(row.in).name << " x " << info(row.in_b).name
-                           << ") target " << kernels::simd_target_name() << " rows " << rows << " row " << q / L
+        FAIL_CHECK("seed " << seed << " " << id << " (" << std::string(info(row.in).name) << " x "
+                           << std::string(info(row.in_b).name) << ") target "
+                           << std::string(kernels::simd_target_name()) << " rows " << rows << " row " << q / L
                            << " steps " << steps << " last_len " << last_len << " lane " << q % L << ": ref "
                            << hex(want[q]) << " kernel " << hex(acc[q]));
     }
+}
+
+// One trial of the integer units' register-blocked tile (integer_simd.h):
+// 1..11 A rows against 1..9 lane groups (blocks and their remainders on
+// every target), row stride and ldc with gaps (poisoned: the tile must not
+// read the A gap into a result nor write the acc gap), B's groups apart;
+// the run split into calls of random length chained through acc; against
+// ref::step element by element. Returns the mismatching elements.
+std::size_t int_tile_trial(const std::string& id, uint64_t seed, const ModelRow& row, const kernels::KernelPlan& plan,
+                           Gen& g, std::size_t& steps_done) {
+  const std::size_t step = step_k(row), rows = 1 + g.rng() % 11, groups = 1 + g.rng() % 9;
+  const std::size_t steps = 1 + g.rng() % (step >= 256 ? 3 : 12), last_len = 1 + g.rng() % step;
+  const std::size_t kp = steps * step, k = kp - step + last_len;
+  const std::size_t a_stride = kp + g.rng() % 5, b_stride = kp * L + 2 * L * (g.rng() % 3);
+  const std::size_t ldc = groups * L + g.rng() % 7;
+  std::vector<uint64_t> A(rows * kp, 0), B(groups * L * kp, 0);  // B: column c = g*16 + j at [c*kp + l]
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t l = 0; l < k; ++l) A[r * kp + l] = g.int_bits(row.in);
+  for (std::size_t c = 0; c < groups * L; ++c)
+    for (std::size_t l = 0; l < k; ++l) B[c * kp + l] = g.int_bits(row.in_b);
+  std::vector<int16_t> av(rows * a_stride, int16_t{0x7777}), bv(groups * b_stride, int16_t{0x7777});
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t l = 0; l < kp; ++l) av[r * a_stride + l] = static_cast<int16_t>(int_value(row.in, A[r * kp + l]));
+  for (std::size_t c = 0; c < groups * L; ++c)
+    for (std::size_t l = 0; l < kp; ++l)
+      bv[(c / L) * b_stride + (l / 2) * 2 * L + 2 * (c % L) + l % 2] =
+          static_cast<int16_t>(int_value(row.in_b, B[c * kp + l]));
+  constexpr uint32_t kPoison = 0xDEADBEEF;
+  std::vector<uint32_t> acc(rows * ldc, kPoison);
+  std::vector<uint64_t> want(rows * groups * L);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < groups * L; ++c)
+      want[r * groups * L + c] = acc[r * ldc + c] = static_cast<uint32_t>(g.int_bits(Fmt::s32));
+  for (std::size_t s = 0; s < steps;) {
+    const std::size_t run = 1 + g.rng() % (steps - s), l = s * step;
+    kernels::IntTile t;
+    t.a = av.data() + l, t.a_stride = a_stride, t.b = bv.data() + l * L, t.b_stride = b_stride;
+    t.acc = acc.data(), t.ldc = ldc, t.rows = static_cast<int>(rows), t.groups = static_cast<int>(groups);
+    kernels::simd_integer_tile(plan.simd_params, {static_cast<int>(run), static_cast<int>(step), static_cast<int>(step)},
+                               t);
+    for (std::size_t e = s + run; s < e; ++s, ++steps_done)
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < groups * L; ++c) {
+          const std::size_t len = s + 1 == steps ? last_len : step;
+          uint64_t& w = want[r * groups * L + c];
+          w = ref::step(row, len, A.data() + r * kp + s * step, B.data() + c * kp + s * step, w);
+        }
+  }
+  std::size_t bad = 0;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < ldc; ++c) {
+      const uint64_t ref = c < groups * L ? want[r * groups * L + c] : kPoison;
+      if (acc[r * ldc + c] == ref) continue;
+      if (++bad <= 3 && ++g_reported <= 10)
+        FAIL_CHECK("seed " << seed << " " << id << " (" << std::string(info(row.in).name) << " x "
+                           << std::string(info(row.in_b).name) << ") target "
+                           << std::string(kernels::simd_target_name()) << " rows " << rows << " groups " << groups
+                           << " steps " << steps << " last_len " << last_len << " ldc " << ldc << " row " << r
+                           << " column " << c << ": ref " << hex(ref) << " tile " << hex(acc[r * ldc + c]));
+    }
+  return bad;
 }
 
 const char* kind_name(kernels::SimdKind k) {
@@ -327,6 +390,49 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
   }
   CHECK(by_kind["late"].handed_back > 0);
   CHECK(by_kind["late"].pair_one_back > 0);
+}
+
+TEST_CASE("the integer units' register-blocked tile equals ref::step, every target") {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::map<std::string, std::size_t> steps_by;  // rule -> steps run
+  std::size_t bad = 0;
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    const std::string tname = hwy::TargetName(target);
+    for (const auto& [name, row] : all_rows()) {
+      if (!is_integer_row(row)) continue;
+      const kernels::KernelPlan plan = kernels::plan(row);
+      REQUIRE(plan.simd);
+      const kernels::SimdParams& p = plan.simd_params;
+      const std::string rule = p.satfinite ? (p.sat_each ? "satfinite/addition" : "satfinite") : "wrap";
+      Gen g(kSeed ^ (std::hash<std::string>{}(name + " tile") * 3));
+      for (std::size_t i = 0; i < 4 * kScale; ++i)
+        bad += int_tile_trial(name + " [" + tname + "]", kSeed, row, plan, g, steps_by[rule]);
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  for (const auto& [rule, n] : steps_by) MESSAGE(rule << ": " << n << " steps");
+  for (const char* rule : {"wrap", "satfinite", "satfinite/addition"}) {
+    CAPTURE(rule);
+    CHECK(steps_by[rule] > 0);
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("the integer tile refuses an odd step and negative counts") {
+  const Model h100 = *gpu_model("H100");
+  const kernels::KernelPlan plan = kernels::plan(h100.require_integer(Fmt::s8, Fmt::s8, Fmt::s32));
+  std::vector<int16_t> v(64 * L, 0);
+  uint32_t acc[L] = {};
+  kernels::IntTile t;
+  t.a = v.data(), t.b = v.data(), t.acc = acc, t.ldc = L, t.rows = 1, t.groups = 1;
+  CHECK_THROWS_AS(kernels::simd_integer_tile(plan.simd_params, {1, 3, 3}, t), std::invalid_argument);
+  CHECK_THROWS_AS(kernels::simd_integer_tile(plan.simd_params, {1, 0, 0}, t), std::invalid_argument);
+  t.rows = -1;
+  CHECK_THROWS_AS(kernels::simd_integer_tile(plan.simd_params, {1, 32, 32}, t), std::invalid_argument);
+  t.rows = 0;  // nothing to do
+  kernels::simd_integer_tile(plan.simd_params, {1, 32, 32}, t);
+  CHECK(acc[0] == 0);
 }
 
 TEST_CASE("plan() gives a step kernel exactly to the SIMD steps rows, the same as the kind names") {
