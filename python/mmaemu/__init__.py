@@ -248,7 +248,8 @@ def dot(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=
     return _mmaemu.dot_batch(model, a, b, c, input=input, output=output, threads=threads)
 
 
-def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0):
+def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0,
+                input2=None):
     """Inputs on which the units of models a and b (names, aliases, MODEL@INSTR or
     custom: variants) give different bits (`mmaemu distinguish`, docs/distinguish.md).
 
@@ -258,8 +259,14 @@ def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1
     random sample separates them, eps = 1e-6), first and shortest ({"a", "b": fp32
     patterns as the hardware harness writes them, "c", "d": {model: pattern}}), and
     report (the CLI's text).
+
+    Integer units (docs/models.md §11): input "int8", "uint8", "int4", "uint4" (or
+    "s8", ...; "int8,uint8" for A's and B's), input2 the second unit's (default
+    input): both read the same codes, each under its own formats; a, b, c and d
+    are then codes (c and d s32 codes), distributions from "overflow",
+    "extremes", "sparse", "uniform".
     """
-    return _internal().distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+    return _internal().distinguish(a, b, input=input, output=output, input2=input2, k=k, samples=samples, seed=seed,
                                    distributions=distributions, threads=threads)
 
 
@@ -288,6 +295,14 @@ def probe(model, input, output=None, instr=None):
     features (name -> value; None where the tests cannot tell), notes (name ->
     how it was found, or why not), anomalies, and report (the CLI's text).
     output None: fp32 (the input format for fp32/fp64).
+
+    Integer units (docs/models.md §11): input "int8", "uint8", "int4",
+    "uint4" (or "s8", ...; "int8,uint8" for A's and B's): features accepted
+    (the A x B formats the model takes), a_twos_complement and
+    b_twos_complement (how a top-bit code reads), exact, overflow ("wrap" or
+    "satfinite"), has_satfinite, satfinite (the .satfinite variant's rule)
+    and sat_point ("instruction" or "addition"); the dict also has b_input
+    and shape. output, if given, is "int32"; instr does not apply.
     """
     return _internal().probe(model, input, output, instr)
 
