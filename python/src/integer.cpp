@@ -31,24 +31,34 @@ namespace {
 
 bool is_int4(mmaemu_format f) { return f == MMAEMU_S4 || f == MMAEMU_U4; }
 
+// The codes of an operand: x itself (C-contiguous, one code per byte: read in
+// place), or for int4 a packed copy.
+struct IntCodes {
+  py::array held;  // (a default py::array is an empty array, not null: in_place says which)
+  bool in_place = false;
+  std::vector<uint8_t> packed;
+  const uint8_t* data() const { return in_place ? static_cast<const uint8_t*>(held.data()) : packed.data(); }
+};
+
 // The codes of x, read as a C-contiguous (outer, k, inner) array whose k
 // the unit sums along: one per byte, or int4 two per byte along k (byte
 // (o*kb + l/2)*inner + i, kb = ceil(k/2)). x's dtype is int8 for signed
 // inputs, uint8 for unsigned ones; int4 values are checked in range.
-std::vector<uint8_t> int_codes(const py::array& x_in, mmaemu_format f, std::size_t outer, std::size_t k,
-                               std::size_t inner, const char* arg) {
+IntCodes int_codes(const py::array& x_in, mmaemu_format f, std::size_t outer, std::size_t k, std::size_t inner,
+                   const char* arg) {
   const bool is_signed = f == MMAEMU_S8 || f == MMAEMU_S4, int4 = is_int4(f);
   if (x_in.dtype().kind() != (is_signed ? 'i' : 'u') || x_in.itemsize() != 1)
     throw py::type_error(std::string(arg) + " must be a " + (is_signed ? "int8" : "uint8") +
                          " array for this input, not " + std::string(py::str(x_in.dtype())));
   const py::array x = py::array::ensure(x_in, py::array::c_style);
-  const auto* v = static_cast<const uint8_t*>(x.data());
-  const std::size_t kb = int4 ? (k + 1) / 2 : k;
-  std::vector<uint8_t> out(std::max<std::size_t>(1, outer * kb * inner), 0);
+  IntCodes out;
   if (!int4) {
-    std::copy_n(v, outer * k * inner, out.begin());
+    out.held = x, out.in_place = true;
     return out;
   }
+  const auto* v = static_cast<const uint8_t*>(x.data());
+  const std::size_t kb = (k + 1) / 2;
+  out.packed.assign(std::max<std::size_t>(1, outer * kb * inner), 0);
   const int lo = is_signed ? -8 : 0, hi = is_signed ? 7 : 15;
   for (std::size_t o = 0; o < outer; ++o)
     for (std::size_t l = 0; l < k; ++l)
@@ -58,7 +68,7 @@ std::vector<uint8_t> int_codes(const py::array& x_in, mmaemu_format f, std::size
         if (val < lo || val > hi)
           throw py::value_error(std::string(arg) + " holds " + std::to_string(val) + ", outside the 4-bit range [" +
                                 std::to_string(lo) + ", " + std::to_string(hi) + "]");
-        uint8_t& byte = out[(o * kb + l / 2) * inner + i];
+        uint8_t& byte = out.packed[(o * kb + l / 2) * inner + i];
         byte = static_cast<uint8_t>(byte | ((c & 0xF) << (4 * (l & 1))));
       }
   return out;
@@ -115,16 +125,17 @@ py::array matmul_int(const py::object& a_obj, const py::object& b_obj, const py:
   const int m = dim(a.shape(0), "m"), k = dim(a.shape(1), "k"), n = dim(b.shape(1), "n");
   const std::size_t mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
   // A: m rows of k; B: k x n row-major, int4 packed along k (ceil(k/2) rows of n bytes).
-  const std::vector<uint8_t> ac = int_codes(a, opt.a_format, mm, kk, 1, "a"), bc = int_codes(b, opt.b_format, 1, kk, nn, "b");
+  const IntCodes ac = int_codes(a, opt.a_format, mm, kk, 1, "a"), bc = int_codes(b, opt.b_format, 1, kk, nn, "b");
   const bool beta = !c_in.is_none();
   py::array_t<int32_t> d = int_result(c_in, {a.shape(0), b.shape(1)}, "m x n, the accumulators");
   const int lda = is_int4(opt.a_format) ? (k + 1) / 2 : k;
   int32_t* pd = d.mutable_data();
+  const uint8_t *pa = ac.data(), *pb = bc.data();
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_gemm_int(model.get(), &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, m, n, k, ac.data(),
-                             std::max(1, lda), bc.data(), std::max(1, n), beta ? 1 : 0, pd, std::max(1, n));
+    status = mmaemu_gemm_int(model.get(), &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, m, n, k, pa,
+                             std::max(1, lda), pb, std::max(1, n), beta ? 1 : 0, pd, std::max(1, n));
   }
   check(status);
   return d;
@@ -143,15 +154,16 @@ py::array dot_int(const py::handle& model_obj, const py::array& a, const py::arr
   if (k < 1) throw py::value_error("the dot products need k >= 1 elements");
   const int kk = dim(k, "k");
   const std::size_t n = static_cast<std::size_t>(count);
-  const std::vector<uint8_t> ac = int_codes(a, opt.a_format, n, static_cast<std::size_t>(k), 1, "a");
-  const std::vector<uint8_t> bc = int_codes(b, opt.b_format, n, static_cast<std::size_t>(k), 1, "b");
+  const IntCodes ac = int_codes(a, opt.a_format, n, static_cast<std::size_t>(k), 1, "a");
+  const IntCodes bc = int_codes(b, opt.b_format, n, static_cast<std::size_t>(k), 1, "b");
   const std::vector<py::ssize_t> shape = a.ndim() == 2 ? std::vector<py::ssize_t>{count} : std::vector<py::ssize_t>{};
   py::array_t<int32_t> d = int_result(c_in, shape, "one accumulator per dot product");
   int32_t* pd = d.mutable_data();
+  const uint8_t *pa = ac.data(), *pb = bc.data();
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_dot_batch_int(model.get(), &opt, n, kk, ac.data(), bc.data(), pd, pd);
+    status = mmaemu_dot_batch_int(model.get(), &opt, n, kk, pa, pb, pd, pd);
   }
   check(status);
   return d;
@@ -182,14 +194,15 @@ py::array tile_int(const py::handle& model_obj, const py::array& a, const py::ar
   require(b, shape(k, n), "b");
   const std::size_t cn = static_cast<std::size_t>(count), mm = static_cast<std::size_t>(m),
                     nn = static_cast<std::size_t>(n), kk = static_cast<std::size_t>(k);
-  const std::vector<uint8_t> ac = int_codes(a, opt.a_format, cn * mm, kk, 1, "a");
-  const std::vector<uint8_t> bc = int_codes(b, opt.b_format, cn, kk, nn, "b");
+  const IntCodes ac = int_codes(a, opt.a_format, cn * mm, kk, 1, "a");
+  const IntCodes bc = int_codes(b, opt.b_format, cn, kk, nn, "b");
   py::array_t<int32_t> d = int_result(c_in, shape(m, n), why);
   int32_t* pd = d.mutable_data();
+  const uint8_t *pa = ac.data(), *pb = bc.data();
   int status;
   {
     py::gil_scoped_release release;
-    status = mmaemu_tile_batch_int(model.get(), &opt, cn, ac.data(), bc.data(), pd, pd);
+    status = mmaemu_tile_batch_int(model.get(), &opt, cn, pa, pb, pd, pd);
   }
   check(status);
   return d;
