@@ -17,6 +17,16 @@ function D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model, accum
 %   (E4M3FNUZ), bf8 (E5M2FNUZ), fp32, fp64. outformat: fp32 ('single',
 %   'binary32'), fp16, fp64. model: 'H100', 'MI300X', 'sm_90', 'custom:...',
 %   'B200@mma.sync', ... (mmaemu models lists them). C may be [] or 0 (zeros).
+%
+%   D = mmaemu_gemm(1, A, B, beta, C, informat, 'int32', model[, overflow])
+%   The model's integer unit (libmmaemu's mmaemu_gemm_int): informat 'int8',
+%   'uint8', 'int4' or 'uint4' (or 'int8,uint8' etc.: A's and B's, where the
+%   unit takes mixed signedness); A and B int8 (signed inputs) or uint8
+%   (unsigned) matrices, int4 values within [-8, 7] or [0, 15]; C an int32
+%   matrix, [] or 0; beta 0 or 1. D = A*B + C is an int32 matrix, the chain
+%   of the unit's instructions along k, each wrapping modulo 2^32 (overflow
+%   'wrap', the default) or clamping to the int32 range ('satfinite', the
+%   .satfinite variant; refused where the unit has none, as on AMD's).
 if nargin < 8
   error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])');
 end

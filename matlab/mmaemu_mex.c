@@ -10,6 +10,12 @@
          saturates; or fp64, the fp64 unit), alpha and beta outside the unit, accumulate a
          mode of the C API's table (mmaemu_accumulate_parse): 'gpu-blas' (default), 'into-c'
          or 'blas-into-c' (also spelt 'accumulate-into-c').
+     D = mmaemu_mex('gemm', 1, A, B, beta, C, 'int8', 'int32', model[, overflow])
+         the integer unit (docs/models.md §11; mmaemu_gemm_int): A and B
+         int8 or uint8 matrices of codes (informat 'int8', 'uint8', 'int4',
+         'uint4', or 'int8,uint8' etc. for B's own; int4 values in range),
+         C int32 (or [] / 0), beta 0 or 1; D = A*B + C an int32 matrix,
+         overflow 'wrap' (default) or 'satfinite' (.satfinite).
      D = mmaemu_mex('toolbox', fname, model, alpha, A, B, beta, C, informat, outformat)
          the MATLAB Tensor Core toolbox's GEMM: alpha*A and B rounded to
          informat (RNE; tf32 toward zero), beta*C to outformat (fp32 toward
@@ -23,6 +29,7 @@
    the output format. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,16 +139,130 @@ static mxArray* run_gemm(const mmaemu_model* model, const mmaemu_gemm_options* o
   return D;
 }
 
+/* ---- The integer units (mmaemu_gemm_int) ---- */
+
+static int is_int4(mmaemu_format f) { return f == MMAEMU_S4 || f == MMAEMU_U4; }
+static int is_signed_int(mmaemu_format f) { return f == MMAEMU_S8 || f == MMAEMU_S4; }
+
+/* The integer formats of informat ("int8", or "int8,uint8": A's and B's);
+   0 when informat names no integer format. */
+static int int_formats(const char* in, mmaemu_format* fa, mmaemu_format* fb, const char* fname) {
+  char a[64], b[64];
+  const char* comma = strchr(in, ',');
+  snprintf(a, sizeof a, "%.*s", comma ? (int)(comma - in) : (int)strlen(in), in);
+  snprintf(b, sizeof b, "%s", comma ? comma + 1 : a);
+  static const mmaemu_format ints[] = {MMAEMU_S8, MMAEMU_U8, MMAEMU_S4, MMAEMU_U4};
+  int found_a = 0, found_b = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    mmaemu_format f;
+    if (mmaemu_format_parse(pass ? b : a, &f) != MMAEMU_OK) continue;
+    for (int i = 0; i < 4; ++i)
+      if (f == ints[i]) {
+        if (pass) *fb = f, found_b = 1;
+        else *fa = f, found_a = 1;
+      }
+  }
+  if (!found_a && !comma) return 0;
+  if (!found_a || !found_b)
+    fail("mmaemu:format", "%s: informat '%s': integer inputs are int8, uint8, int4, uint4, or two of them as "
+         "'int8,uint8' (A's, B's)", fname, in);
+  return 1;
+}
+
+/* X's codes (an int8 or uint8 matrix, rows x cols, column-major) for
+   mmaemu_gemm_int's column-major call: one per byte, or int4 packed two per
+   byte along k (A: k along columns, byte (l/2)*rows + i; B: k along rows,
+   byte j*ceil(k/2) + l/2). */
+static unsigned char* int_codes(const mxArray* X, mmaemu_format f, int k_along_rows, const char* fname,
+                                const char* what) {
+  const int sgn = is_signed_int(f);
+  if (!(sgn ? mxIsInt8(X) : mxIsUint8(X)) || mxIsComplex(X) || mxGetNumberOfDimensions(X) > 2)
+    fail("mmaemu:argument", "%s: %s must be a real %s matrix for the input %s (convert with %s(%s))", fname, what,
+         sgn ? "int8" : "uint8", mmaemu_format_name(f), sgn ? "int8" : "uint8", what);
+  const size_t rows = mxGetM(X), cols = mxGetN(X), n = rows * cols;
+  const unsigned char* v = (const unsigned char*)mxGetData(X);
+  unsigned char* out = mxCalloc(n + 1, 1);
+  if (!is_int4(f)) {
+    if (n) memcpy(out, v, n);
+    return out;
+  }
+  const int lo = sgn ? -8 : 0, hi = sgn ? 7 : 15;
+  const size_t kb = (rows + 1) / 2;
+  for (size_t j = 0; j < cols; ++j)
+    for (size_t i = 0; i < rows; ++i) {
+      const unsigned char c = v[j * rows + i];
+      const int val = sgn ? (int)(signed char)c : (int)c;
+      if (val < lo || val > hi)
+        fail("mmaemu:range", "%s: %s(%zu,%zu) = %d is outside the 4-bit range [%d, %d]", fname, what, i + 1, j + 1, val,
+             lo, hi);
+      const size_t l = k_along_rows ? i : j, line = k_along_rows ? j : i;
+      const size_t at = k_along_rows ? line * kb + l / 2 : (l / 2) * rows + line;
+      out[at] = (unsigned char)(out[at] | ((c & 0xF) << (4 * (l & 1))));
+    }
+  return out;
+}
+
+/* 'gemm' on an integer unit: alpha 1, beta 0 or 1, outformat int32,
+   args[8] (if given) the overflow rule. */
+static mxArray* cmd_gemm_int(int nrhs, const mxArray* prhs[], mmaemu_format fa, mmaemu_format fb, const char* fname) {
+  const double alpha = scalar_arg(prhs[0], fname, "alpha"), beta = scalar_arg(prhs[3], fname, "beta");
+  if (alpha != 1 || (beta != 0 && beta != 1))
+    fail("mmaemu:argument", "%s: the integer units compute D = A*B + C: alpha must be 1 and beta 0 or 1 (got %g, %g)",
+         fname, alpha, beta);
+  mmaemu_format out;
+  char outname[64];
+  string_arg(prhs[6], fname, "outformat", outname, sizeof outname);
+  if (mmaemu_format_parse(outname, &out) != MMAEMU_OK || out != MMAEMU_S32)
+    fail("mmaemu:format", "%s: outformat '%s': the integer units give int32 (s32) results", fname, outname);
+  mmaemu_gemm_int_options opt;
+  mmaemu_gemm_int_options_init(&opt);
+  opt.a_format = fa;
+  opt.b_format = fb;
+  if (nrhs == 9) {
+    char rule[32];
+    string_arg(prhs[8], fname, "overflow", rule, sizeof rule);
+    if (!strcmp(rule, "satfinite")) opt.saturate = 1;
+    else if (strcmp(rule, "wrap"))
+      fail("mmaemu:argument", "%s: overflow '%s' for an integer input (valid: wrap, satfinite)", fname, rule);
+  }
+  check_sizes(prhs[1], prhs[2], fname);
+  const size_t m = mxGetM(prhs[1]), k = mxGetN(prhs[1]), n = mxGetN(prhs[2]);
+  unsigned char* a = int_codes(prhs[1], fa, 0, fname, "A");
+  unsigned char* b = int_codes(prhs[2], fb, 1, fname, "B");
+  mxArray* D = mxCreateNumericMatrix(m, n, mxINT32_CLASS, mxREAL);
+  int32_t* d = (int32_t*)mxGetData(D);
+  const mxArray* C = prhs[4];
+  const size_t count = mxGetNumberOfElements(C);
+  const int zero_c = count == 0 || (count == 1 && mxIsDouble(C) && !mxIsComplex(C) && mxGetPr(C)[0] == 0);
+  if (!zero_c) {
+    if (!mxIsInt32(C) || mxIsComplex(C) || mxGetM(C) != m || mxGetN(C) != n)
+      fail("mmaemu:argument", "%s: C must be an int32 %zux%zu matrix, [] or 0 for the integer units", fname, m, n);
+    if (m * n != 0) memcpy(d, mxGetData(C), m * n * sizeof(int32_t));
+  }
+  mmaemu_model* model = model_arg(prhs[7], fname);
+  const int lda = m ? (int)m : 1, ldb = k ? (int)(is_int4(fb) ? (k + 1) / 2 : k) : 1;
+  const int st = mmaemu_gemm_int(model, &opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, (int)m, (int)n,
+                                 (int)k, a, lda, b, ldb, beta != 0 && !zero_c, d, m ? (int)m : 1);
+  mmaemu_model_free(model);
+  mxFree(a);
+  mxFree(b);
+  if (st != MMAEMU_OK)
+    fail(st == MMAEMU_ERR_UNSUPPORTED ? "mmaemu:unsupported" : "mmaemu:gemm", "%s: %s", fname, mmaemu_last_error());
+  return D;
+}
+
 /* 'gemm', alpha, A, B, beta, C, informat, outformat, model[, accumulate] */
 static mxArray* cmd_gemm(int nrhs, const mxArray* prhs[]) {
   const char* fname = "mmaemu_gemm";
   if (nrhs != 8 && nrhs != 9)
     fail("mmaemu:nargin", "usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])");
+  char in[64];
+  string_arg(prhs[5], fname, "informat", in, sizeof in);
+  mmaemu_format fa = MMAEMU_S8, fb = MMAEMU_S8;
+  if (int_formats(in, &fa, &fb, fname)) return cmd_gemm_int(nrhs, prhs, fa, fb, fname);
   const double alpha = scalar_arg(prhs[0], fname, "alpha"), beta = scalar_arg(prhs[3], fname, "beta");
   const double *A = matrix_arg(prhs[1], fname, "A"), *B = matrix_arg(prhs[2], fname, "B");
   check_sizes(prhs[1], prhs[2], fname);
-  char in[64];
-  string_arg(prhs[5], fname, "informat", in, sizeof in);
   mmaemu_gemm_options opt;
   mmaemu_gemm_options_init(&opt);
   mmaemu_format in_fmt;

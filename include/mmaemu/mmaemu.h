@@ -318,6 +318,47 @@ MMAEMU_API int mmaemu_gemm_int(const mmaemu_model* model, const mmaemu_gemm_int_
                                int lda, const void* B, int ldb, int beta, int32_t* C, int ldc);
 
 /**
+ * @brief Instruction shape of the integer unit mmaemu_gemm_int uses for
+ *        opt's a_format x b_format (and saturate: refused as there).
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT or MMAEMU_ERR_UNSUPPORTED, as
+ *         mmaemu_gemm_int
+ */
+MMAEMU_API int mmaemu_tile_shape_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, int* m, int* n,
+                                     int* k);
+
+/**
+ * @brief Batched instructions of the integer unit for opt's formats:
+ *        `count` independent tiles D_t = A_t*B_t + C_t (docs/batch.md),
+ *        each wrapping, or with opt->saturate clamping, as the unit does.
+ *
+ * Shapes from mmaemu_tile_shape_int(). A_t is m x k codes of a_format,
+ * B_t k x n codes of b_format, row-major, one per byte (int8_t, uint8_t),
+ * or for S4/U4 two per byte along k, element 2i in the low nibble: A_t's
+ * rows k/2 bytes, B_t k/2 x n bytes (byte (i, j): rows 2i and 2i + 1 of
+ * column j). Tile t at t times each operand's size. C and D: count x m x n
+ * int32, C and D may alias. opt->threads as mmaemu_tile_batch(); the bits
+ * never depend on it.
+ * @return as mmaemu_gemm_int; MMAEMU_ERR_ARGUMENT for a null pointer
+ */
+MMAEMU_API int mmaemu_tile_batch_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, size_t count,
+                                     const void* A, const void* B, const int32_t* C, int32_t* D);
+
+/**
+ * @brief `count` independent dot products of the integer unit for opt's
+ *        formats: D[i] = C[i] + sum_l A[i,l]*B[i,l] as the unit computes
+ *        it (k = the instruction's k: one element of one tile; a shorter k
+ *        zero-padded; a longer one a chain of instructions, as a GEMM).
+ *
+ * A and B are count x k codes, row-major, one per byte, or S4/U4 packed
+ * two per byte along k (rows of ceil(k/2) bytes, element 2i in the low
+ * nibble; k odd: the last high nibble unread). C and D: count int32, may
+ * alias. k >= 1.
+ * @return as mmaemu_tile_batch_int
+ */
+MMAEMU_API int mmaemu_dot_batch_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, size_t count,
+                                    int k, const void* A, const void* B, const int32_t* C, int32_t* D);
+
+/**
  * @brief sgemm on the unit. fp32 storage; `policy` names the unit input
  *        format and its conversion: "fp16", "bf16", "tf32" (hardware
  *        truncation), "tf32:rna" (CUDA __float_to_tf32), "xf32", "e4m3",

@@ -148,8 +148,21 @@ def is_block_scaled_policy(policy):
     return policy.split(":")[0].lower() in _BLOCK_SCALED_FAMILIES
 
 
-def tile(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, sb=None, a_format=None,
-         b_format=None, scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False):
+def _integer_args(kind, input, b_format, output, extra):
+    """Checks the arguments an integer input does not read (refused, never ignored)."""
+    if b_format is not None and b_format not in _INT_INPUTS:
+        raise ValueError(f"b_format={b_format!r}: an integer input is one of {sorted(_INT_INPUTS)}")
+    if output not in (None, "int32", "s32"):
+        raise ValueError(f"output={output!r}: the integer input={input!r} gives int32 results")
+    for arg, value in extra.items():
+        if value is not None:
+            raise ValueError(f"{arg} does not apply to {kind} with the integer input={input!r}")
+    return b_format or input
+
+
+def tile(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=None, a_format=None,
+         b_format=None, scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False,
+         saturate=None):
     """One instruction, D = A*B + C, of `model`'s unit for (input, output) (mmaemu_tile),
     or a stack of them (mmaemu_tile_batch, docs/batch.md).
 
@@ -157,15 +170,32 @@ def tile(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, 
     and have the instruction's shape, Model(model).tile_shape(input, output):
     a m x k, b k x n, c m x n; or stacks of N tiles, a (N, m, k), b (N, k, n),
     c (N, m, n), each tile exactly what a single call gives. c None is +0.
-    input None: fp64/fp32/fp16 from a's float dtype. Returns D in the output
-    format's storage. threads: 0 = MMA_NUM_THREADS, OMP_NUM_THREADS, all cores.
+    input None: fp64/fp32/fp16 from a's float dtype. output None: fp32.
+    Returns D in the output format's storage. threads: 0 = MMA_NUM_THREADS,
+    OMP_NUM_THREADS, all cores.
 
     Block-scaled units (B200, B200-RN, RTXPRO6000; docs/block-scaled.md):
     give the element format as a_format (b_format, default a_format) with
     the scale codes sa (m x k/block_size), sb (k/block_size x n), or stacks
     of them, block_size 32, 16 or 0 (no scales), scale_format "ue8m0" or
     "ue4m3", unit "auto", "t", "st" or "gst"; codes one per byte (uint8).
+
+    Integer units (docs/models.md §11; mmaemu_tile_batch_int): input="int8",
+    "uint8", "int4" or "uint4" (b's: b_format=, default the same) on int8 /
+    uint8 arrays (int4: values in range), c an int32 array; returns int32 D,
+    wrapping modulo 2^32, or with saturate=True clamping (.satfinite; refused
+    where the unit has none).
     """
+    if isinstance(input, str) and input in _INT_INPUTS:
+        b_input = _integer_args("tile", input, b_format, output,
+                                {"sa": sa, "sb": sb, "a_format": a_format, "block_size": block_size,
+                                 "scale_format": None if scale_format == "ue8m0" else scale_format,
+                                 "unit": None if unit == "auto" else unit,
+                                 "narrow_subnormals_normalize": narrow_subnormals_normalize or None})
+        return _mmaemu.tile_int(model, a, b, c, input, b_input, bool(saturate), threads)
+    if saturate is not None:
+        raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
+    output = "fp32" if output is None else output
     if a_format is not None or block_size is not None or sa is not None:
         if a_format is None:
             raise ValueError("block-scaled tiles need a_format (the element format of a)")
@@ -178,8 +208,8 @@ def tile(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, 
     return _mmaemu.tile(model, a, b, c, input=input, output=output)
 
 
-def dot(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, sb=None, a_format=None, b_format=None,
-        scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False):
+def dot(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=None, a_format=None, b_format=None,
+        scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False, saturate=None):
     """N independent dot products, each one output element of `model`'s unit
     for (input, output) (mmaemu_dot_batch, docs/batch.md).
 
@@ -188,11 +218,26 @@ def dot(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, s
     the unit computes it: k = the instruction's k is one element of one
     tile; a shorter k is the same with zeros, a longer one chains
     instructions along k as a GEMM does. Returns (N,) (or a 0-d array) in
-    output's storage; the bits equal N single instructions.
+    output's storage (output None: fp32); the bits equal N single instructions.
 
     Block-scaled units: a_format (b_format), scales sa, sb of shape (N,
     k/block_size), scale_format, block_size (32, 16, 0), unit as in tile().
+
+    Integer units (mmaemu_dot_batch_int): input="int8", "uint8", "int4" or
+    "uint4" (b_format= for b's, default the same) on int8 / uint8 arrays, c
+    int32; returns int32, wrapping, or with saturate=True clamping
+    (.satfinite; refused where the unit has none).
     """
+    if isinstance(input, str) and input in _INT_INPUTS:
+        b_input = _integer_args("dot", input, b_format, output,
+                                {"sa": sa, "sb": sb, "a_format": a_format, "block_size": block_size,
+                                 "scale_format": None if scale_format == "ue8m0" else scale_format,
+                                 "unit": None if unit == "auto" else unit,
+                                 "narrow_subnormals_normalize": narrow_subnormals_normalize or None})
+        return _mmaemu.dot_int(model, a, b, c, input, b_input, bool(saturate), threads)
+    if saturate is not None:
+        raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
+    output = "fp32" if output is None else output
     if a_format is not None or block_size is not None or sa is not None:
         if a_format is None:
             raise ValueError("block-scaled dot products need a_format (the element format of a)")
@@ -203,7 +248,8 @@ def dot(model, a, b, c=None, *, input=None, output="fp32", threads=0, sa=None, s
     return _mmaemu.dot_batch(model, a, b, c, input=input, output=output, threads=threads)
 
 
-def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0):
+def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1, distributions=None, threads=0,
+                input2=None):
     """Inputs on which the units of models a and b (names, aliases, MODEL@INSTR or
     custom: variants) give different bits (`mmaemu distinguish`, docs/distinguish.md).
 
@@ -217,8 +263,14 @@ def distinguish(a, b, *, input="fp16", output=None, k=0, samples=1000000, seed=1
     instruction the other lacks, against the other's unit; "a", "b" name them, e.g.
     "T4@mma.sync.m8n8k4") and only_formats {model: ["bf16->fp32", ...]} the formats
     only one model has a unit for; both are empty otherwise.
+
+    Integer units (docs/models.md §11): input "int8", "uint8", "int4", "uint4" (or
+    "s8", ...; "int8,uint8" for A's and B's), input2 the second unit's (default
+    input): both read the same codes, each under its own formats; a, b, c and d
+    are then codes (c and d s32 codes), distributions from "overflow",
+    "extremes", "sparse", "uniform".
     """
-    return _internal().distinguish(a, b, input=input, output=output, k=k, samples=samples, seed=seed,
+    return _internal().distinguish(a, b, input=input, output=output, input2=input2, k=k, samples=samples, seed=seed,
                                    distributions=distributions, threads=threads)
 
 
@@ -247,6 +299,14 @@ def probe(model, input, output=None, instr=None):
     features (name -> value; None where the tests cannot tell), notes (name ->
     how it was found, or why not), anomalies, and report (the CLI's text).
     output None: fp32 (the input format for fp32/fp64).
+
+    Integer units (docs/models.md §11): input "int8", "uint8", "int4",
+    "uint4" (or "s8", ...; "int8,uint8" for A's and B's): features accepted
+    (the A x B formats the model takes), a_twos_complement and
+    b_twos_complement (how a top-bit code reads), exact, overflow ("wrap" or
+    "satfinite"), has_satfinite, satfinite (the .satfinite variant's rule)
+    and sat_point ("instruction" or "addition"); the dict also has b_input
+    and shape. output, if given, is "int32"; instr does not apply.
     """
     return _internal().probe(model, input, output, instr)
 

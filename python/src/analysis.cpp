@@ -12,6 +12,7 @@
 #include "experiments/compare.h"
 #include "experiments/matrix.h"
 #include "models/model.h"
+#include "probe/integer_probe.h"
 #include "probe/probe.h"
 
 namespace mmaemu_py {
@@ -46,8 +47,67 @@ struct Report {
   }
 };
 
+// The integer formats of "int8" or "int8,uint8" (A's, B's); false when the
+// input names no integer format.
+bool integer_input(const std::string& input, Fmt& fa, Fmt& fb) {
+  const std::size_t comma = input.find(',');
+  const auto a = parse_int_fmt(input.substr(0, comma));
+  if (!a || *a == Fmt::s32) return false;
+  const auto b = comma == std::string::npos ? a : parse_int_fmt(input.substr(comma + 1));
+  if (!b || *b == Fmt::s32)
+    throw py::value_error("input = '" + input + "': B's format is not an integer input (valid: int8, uint8, int4, uint4)");
+  fa = *a, fb = *b;
+  return true;
+}
+
+// The integer probe (probe/integer_probe.h) through the C API.
+py::dict probe_integer(const ModelHandle& model, Fmt fa, Fmt fb, const py::object& output,
+                       const py::object& instr_obj) {
+  if (!instr_obj.is_none()) throw py::value_error("instr does not apply to the integer units");
+  if (!output.is_none() && parse_int_fmt(str_arg(output, "output")) != Fmt::s32)
+    throw py::value_error("output = '" + str_arg(output, "output") + "': the integer units give int32 (s32)");
+  probe::IntegerBox box;
+  probe::IntegerFeatures f;
+  try {
+    py::gil_scoped_release release;
+    box = probe::integer_black_box(model.get(), fa, fb, false);
+    f = probe::detect_integer(model.get(), fa, fb);
+  } catch (const std::invalid_argument&) {
+    check(MMAEMU_ERR_UNSUPPORTED);  // the C API's message
+  }
+  Report r;
+  r.features["accepted"] = f.accepted;
+  r.notes["accepted"] = "the A x B formats mmaemu_tile_shape_int takes for the model";
+  r.add("a_twos_complement", f.a_twos_complement);
+  r.add("b_twos_complement", f.b_twos_complement);
+  r.add("exact", f.exact);
+  r.add("overflow", f.overflow, [](IntOverflow o) { return py::str(o == IntOverflow::wrap ? "wrap" : "satfinite"); });
+  r.add("has_satfinite", f.has_satfinite);
+  r.add("satfinite", f.satfinite, [](IntOverflow o) { return py::str(o == IntOverflow::wrap ? "wrap" : "satfinite"); });
+  r.add("sat_point", f.sat_point,
+        [](SatPoint p) { return py::str(p == SatPoint::instruction ? "instruction" : "addition"); });
+  std::ostringstream text;
+  probe::print_integer(text, f, box, mmaemu_model_name(model.get()));
+  py::dict d;
+  d["model"] = mmaemu_model_name(model.get());
+  d["instruction"] = py::none();
+  d["input"] = info(fa).name;
+  d["b_input"] = info(fb).name;
+  d["output"] = "s32";
+  d["shape"] = py::make_tuple(box.m, box.n, box.k);
+  d["k"] = box.k;
+  d["calls"] = f.calls;
+  d["features"] = r.features;
+  d["notes"] = r.notes;
+  d["anomalies"] = py::list();
+  d["report"] = text.str();
+  return d;
+}
+
 py::dict probe_dict(const py::handle& model_obj, const py::object& input_obj, const py::object& output,
                     const py::object& instr_obj) {
+  Fmt fa, fb;
+  if (integer_input(str_arg(input_obj, "input"), fa, fb)) return probe_integer(model_arg(model_obj), fa, fb, output, instr_obj);
   const std::string model_name = model_arg(model_obj).spec;
   const mmaemu::Model m = registry_lookup(model_name);
   const Fmt in = fmt_arg(str_arg(input_obj, "input"));

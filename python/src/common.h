@@ -86,6 +86,11 @@ void bind_gemm(py::module_& m);
 void bind_analysis(py::module_& m);
 void bind_scaled(py::module_& m);
 void bind_batch(py::module_& m);
+void bind_integer(py::module_& m);  // integer.cpp: the integer units
+/// Whether `name` is an integer input (int8, uint8, int4, uint4; s8, u8, s4, u4).
+bool is_int_input(const std::string& name);
+/// (m, n, k) of the model's integer unit for input x input (mmaemu_tile_shape_int).
+py::tuple int_tile_shape(const ModelHandle& model, const std::string& input);
 void bind_distinguish(py::module_& m);  // _mmaemu_internal
 
 }  // namespace mmaemu_py

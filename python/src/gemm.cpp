@@ -163,93 +163,9 @@ py::array tile(const py::handle& model_obj, const py::object& a_obj, const py::o
   return d;
 }
 
-// The integer units (mmaemu_gemm_int): a and b int8 (input "int8", "int4":
-// values in range) or uint8 ("uint8", "uint4") arrays, int4 packed here two
-// per byte along k (element 2i in the low nibble); c and the result int32.
-mmaemu_format int_input(const std::string& name, const char* arg) {
-  if (name == "int8" || name == "s8") return MMAEMU_S8;
-  if (name == "uint8" || name == "u8") return MMAEMU_U8;
-  if (name == "int4" || name == "s4") return MMAEMU_S4;
-  if (name == "uint4" || name == "u4") return MMAEMU_U4;
-  throw py::value_error(std::string(arg) + " = '" + name + "': an integer input is int8, uint8, int4 or uint4");
-}
-
-// x's rows (a: rows of k) or columns (b: columns of k) as codes, k
-// contiguous: one per byte, or int4 two per byte; values checked in range.
-std::vector<uint8_t> int_codes(const py::array& x_in, mmaemu_format f, bool is_a, const char* arg) {
-  const bool is_signed = f == MMAEMU_S8 || f == MMAEMU_S4, int4 = f == MMAEMU_S4 || f == MMAEMU_U4;
-  const char want = is_signed ? 'i' : 'u';
-  if (x_in.dtype().kind() != want || x_in.itemsize() != 1)
-    throw py::type_error(std::string(arg) + " must be a " + (is_signed ? "int8" : "uint8") + " array for this input");
-  const py::array x = py::array::ensure(x_in, py::array::c_style);
-  const std::size_t rows = static_cast<std::size_t>(x.shape(0)), cols = static_cast<std::size_t>(x.shape(1));
-  const std::size_t lines = is_a ? rows : cols, k = is_a ? cols : rows, kb = int4 ? (k + 1) / 2 : k;
-  const auto* v = static_cast<const uint8_t*>(x.data());
-  std::vector<uint8_t> out(std::max<std::size_t>(1, lines * kb), 0);
-  const int lo = is_signed ? -8 : 0, hi = is_signed ? 7 : 15;
-  for (std::size_t i = 0; i < lines; ++i)
-    for (std::size_t l = 0; l < k; ++l) {
-      const uint8_t c = v[is_a ? i * cols + l : l * cols + i];
-      if (!int4) {
-        out[i * kb + l] = c;
-        continue;
-      }
-      const int val = is_signed ? static_cast<int8_t>(c) : c;
-      if (val < lo || val > hi)
-        throw py::value_error(std::string(arg) + " holds " + std::to_string(val) + ", outside the 4-bit range [" +
-                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
-      out[i * kb + l / 2] = static_cast<uint8_t>(out[i * kb + l / 2] | ((c & 0xF) << (4 * (l & 1))));
-    }
-  return out;
-}
-
-py::array matmul_int(const py::object& a_obj, const py::object& b_obj, const py::handle& model_obj,
-                     const std::string& a_input, const std::string& b_input, bool saturate, const py::object& c_in,
-                     int threads) {
-  const py::array a = array_arg(a_obj, "a"), b = array_arg(b_obj, "b");
-  const ModelHandle model = model_arg(model_obj);
-  check_2d(a, "a");
-  check_2d(b, "b");
-  if (a.shape(1) != b.shape(0))
-    throw py::value_error("a is " + std::to_string(a.shape(0)) + " x " + std::to_string(a.shape(1)) + " but b is " +
-                          std::to_string(b.shape(0)) + " x " + std::to_string(b.shape(1)) + ": inner dimensions differ");
-  check_threads(threads);
-  mmaemu_gemm_int_options opt;
-  mmaemu_gemm_int_options_init(&opt);
-  opt.a_format = int_input(a_input, "input");
-  opt.b_format = int_input(b_input, "b_input");
-  opt.saturate = saturate ? 1 : 0;
-  opt.threads = threads;
-  const int m = dim(a.shape(0), "m"), k = dim(a.shape(1), "k"), n = dim(b.shape(1), "n");
-  const std::vector<uint8_t> ac = int_codes(a, opt.a_format, true, "a"), bc = int_codes(b, opt.b_format, false, "b");
-  py::array_t<int32_t> d({a.shape(0), b.shape(1)});
-  int beta = 0;
-  if (!c_in.is_none()) {
-    const py::array c = py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(c_in);
-    if (!c || c.ndim() != 2 || c.shape(0) != a.shape(0) || c.shape(1) != b.shape(1))
-      throw py::value_error("c must be an int32 " + std::to_string(m) + " x " + std::to_string(n) + " array");
-    py::module_::import("numpy").attr("copyto")(d, c);
-    beta = 1;
-  }
-  const int kb = (opt.a_format == MMAEMU_S4 || opt.a_format == MMAEMU_U4) ? (k + 1) / 2 : k;
-  const int kbb = (opt.b_format == MMAEMU_S4 || opt.b_format == MMAEMU_U4) ? (k + 1) / 2 : k;
-  int32_t* pd = d.mutable_data();
-  int status;
-  {
-    py::gil_scoped_release release;
-    // A: m rows of k; B: n columns of k, i.e. op(B) = (n x k)^T.
-    status = mmaemu_gemm_int(model.get(), &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_TRANS, m, n, k, ac.data(),
-                             std::max(1, kb), bc.data(), std::max(1, kbb), beta, pd, std::max(1, n));
-  }
-  check(status);
-  return d;
-}
-
 }  // namespace
 
 void bind_gemm(py::module_& m) {
-  m.def("matmul_int", &matmul_int, py::arg("a"), py::arg("b"), py::arg("model"), py::arg("input"),
-        py::arg("b_input"), py::arg("saturate"), py::arg("c"), py::arg("threads"), "See mmaemu.matmul (integer inputs).");
   m.def("matmul", &matmul, py::arg("a"), py::arg("b"), py::arg("model"), py::kw_only(), py::arg("input") = py::none(),
         py::arg("output") = py::none(), py::arg("c") = py::none(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
         py::arg("accumulate") = "gpu-blas", py::arg("rounding") = py::none(), py::arg("saturate") = py::none(),

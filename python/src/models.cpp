@@ -76,9 +76,16 @@ struct PyModel {
     return out;
   }
   py::tuple tile_shape(const py::object& input, const py::object& output) const {
+    const std::string in = str_arg(input, "input");
+    if (is_int_input(in)) {  // the integer unit: s32 results
+      if (!output.is_none() && str_arg(output, "output") != "int32" && str_arg(output, "output") != "s32")
+        throw py::value_error("output = '" + str_arg(output, "output") + "': the integer input '" + in +
+                              "' gives int32 (s32) results");
+      return int_tile_shape(h, in);
+    }
     int m = 0, n = 0, k = 0;
-    check(mmaemu_tile_shape(h.get(), format_arg(str_arg(input, "input")), format_arg(str_arg(output, "output")), &m,
-                            &n, &k));
+    check(mmaemu_tile_shape(h.get(), format_arg(in), format_arg(output.is_none() ? "fp32" : str_arg(output, "output")),
+                            &m, &n, &k));
     return py::make_tuple(m, n, k);
   }
   std::string default_policy() const { return mmaemu_default_policy(h.get()); }
@@ -137,8 +144,9 @@ void bind_models(py::module_& m) {
                              " (the fields its accumulation path reads, as custom: models name them)")
       .def_property_readonly("default_policy", &PyModel::default_policy,
                              "the sgemm input policy a vendor BLAS uses on it")
-      .def("tile_shape", &PyModel::tile_shape, py::arg("input"), py::arg("output") = "fp32",
-           "(m, n, k) of the instruction a GEMM uses for (input, output)")
+      .def("tile_shape", &PyModel::tile_shape, py::arg("input"), py::arg("output") = py::none(),
+           "(m, n, k) of the instruction a GEMM uses for (input, output); output None: fp32, or int32 for an "
+           "integer input (int8, uint8, int4, uint4)")
       .def("__repr__", [](const PyModel& p) { return "mmaemu.Model('" + p.h.spec + "')"; });
 }
 

@@ -496,3 +496,44 @@ def test_lm_numerics_smoke(tmp_path):
     assert all(np.isfinite(r[1]) for r in rows)
     text = table.read_text()
     assert all(s[0] in text for s in lm.SETTINGS)
+
+
+def test_int_mm_on_the_integer_unit(gen):
+    """torch._int_mm (torch >= 2.1) runs on the model's integer unit; Debian's torch 1.13 has no _int_mm,
+    so its handler is tested here through the mode's own entry: int8 tensors, int32 results equal to
+    mmaemu.matmul(input="int8") and to exact integer arithmetic wrapped modulo 2^32."""
+    from mmaemu.torch import _mode
+    a = torch.randint(-128, 128, (17, 70), generator=gen, dtype=torch.int64).to(torch.int8)
+    b = torch.randint(-128, 128, (70, 9), generator=gen, dtype=torch.int64).to(torch.int8)
+    a[0].fill_(-128), b[:, 0].fill_(-128)  # the largest products
+    cfg = _mode.Config("H100", None, None, "chain", "gpu-blas", None, None, 1)
+    g = _mode.Counted(cfg)
+    for bt in (b, b.t().contiguous().t()):  # row-major, and a column-major view
+        d = _mode._int_mm(g, a, bt)
+        assert d.dtype == torch.int32 and d.shape == (17, 9)
+        want = mmaemu.matmul(a.numpy(), np.ascontiguousarray(bt.numpy()), "H100", input="int8")
+        assert np.array_equal(d.numpy(), want)
+        exact = a.numpy().astype(np.int64) @ bt.numpy().astype(np.int64)
+        assert np.array_equal(d.numpy(), ((exact + 2**31) % 2**32 - 2**31).astype(np.int32))
+    assert g.flops == 2 * 2 * 17 * 70 * 9
+    # Wrapping: k = 2^17 products of -128 * -128 pass 2^31.
+    big = torch.full((1, 1 << 17), -128, dtype=torch.int8)
+    assert int(_mode._int_mm(g, big, big.t())[0, 0]) == ((1 << 31) - 2**32)
+    # Where the integer unit is missing, the error names the model's units; int8 only.
+    with pytest.raises(mmaemu.Error):
+        _mode._int_mm(mt_config_counted("V100"), a, b)
+    assert _mode._unsupported_int((a, b), {}) is None
+    assert "int8 x int8" in _mode._unsupported_int((a.to(torch.int32), b), {})
+    has = getattr(torch.ops.aten, "_int_mm", None) is not None
+    assert (torch.ops.aten._int_mm.default in _mode.HANDLERS) if has else all(
+        name != "_int_mm" for name, _, _ in _mode.HANDLERS.values())
+    if has:  # a torch with _int_mm: through the mode itself
+        with mt.emulate("H100") as mode:
+            d = torch._int_mm(a, b)
+        assert np.array_equal(d.numpy(), mmaemu.matmul(a.numpy(), b.numpy(), "H100", input="int8"))
+        assert mode.emulated["aten._int_mm.default"] == 1
+
+
+def mt_config_counted(model):
+    from mmaemu.torch import _mode
+    return _mode.Counted(_mode.Config(model, None, None, "chain", "gpu-blas", None, None, 1))

@@ -12,6 +12,7 @@
 #include "api/enum_args.h"
 #include "api/gemm_args.h"
 #include "api/model_of.h"
+#include "driver/batch.h"
 #include "driver/gemm.h"
 #include "driver/parallel.h"
 #include "mmaemu/mmaemu.h"
@@ -28,6 +29,56 @@ using api::guarded;
 bool ld_ok(int ld, bool k_contiguous, int k, int other, bool packed) {
   const int need = k_contiguous ? (packed ? (k + 1) / 2 : k) : other;
   return ld >= std::max(1, need);
+}
+
+// The model's integer unit for opt's formats, with the overflow rule asked
+// for: MMAEMU_OK, or the status of the refusal (its message set).
+int integer_unit(const char* entry, const mmaemu_model* model, const mmaemu_gemm_int_options* opt, ModelRow& row) {
+  if (!model) return fail(MMAEMU_ERR_ARGUMENT, "null model");
+  if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
+  api::clear_error();
+  if (int bad = guarded([&] {
+        api::check_enum("a_format", opt->a_format, api::kIntInputs);
+        api::check_enum("b_format", opt->b_format, api::kIntInputs);
+        driver::check_threads(opt->threads);
+        return static_cast<int>(MMAEMU_OK);
+      }))
+    return bad;
+  if (opt->saturate != 0 && opt->saturate != 1)
+    return fail(MMAEMU_ERR_ARGUMENT, std::string(entry) + ": saturate = " + std::to_string(opt->saturate) + " (0 or 1)");
+  const Fmt fa = static_cast<Fmt>(opt->a_format), fb = static_cast<Fmt>(opt->b_format);
+  const Model& mdl = api::model_of(model);
+  const ModelRow* unit = mdl.find_integer(fa, fb, Fmt::s32);
+  if (!unit) {
+    const int status = guarded([&] {
+      mdl.require_integer(fa, fb, Fmt::s32);  // throws, naming the units the model has
+      return static_cast<int>(MMAEMU_OK);
+    });
+    return fail(MMAEMU_ERR_UNSUPPORTED, status ? std::string(mmaemu_last_error()) : "no integer unit");
+  }
+  row = *unit;
+  if (opt->saturate) {
+    if (!row.has_satfinite)
+      return fail(MMAEMU_ERR_ARGUMENT, mdl.name + "'s integer unit " + row.instr +
+                                           " has no .satfinite variant (it wraps): saturate = 0 works");
+    row.overflow = IntOverflow::satfinite;
+  }
+  return MMAEMU_OK;
+}
+
+// count tiles (m x n x k) of the unit on the batched engine.
+int integer_batch(const ModelRow& row, const mmaemu_gemm_int_options* opt, std::size_t count, std::size_t m,
+                  std::size_t n, std::size_t k, const void* A, const void* B, const int32_t* C, int32_t* D) {
+  if (count == 0) return MMAEMU_OK;
+  if (!A || !B || !C || !D) return fail(MMAEMU_ERR_ARGUMENT, "null matrix pointer");
+  return guarded([&] {
+    driver::BatchProblem p;
+    p.count = count, p.m = m, p.n = n, p.k = k;
+    p.A = A, p.B = B, p.C = C, p.D = D;
+    p.int4_packed = info(row.in).width == 4;
+    driver::run_batch(row, p, {opt->threads});
+    return static_cast<int>(MMAEMU_OK);
+  });
 }
 
 }  // namespace
@@ -48,37 +99,17 @@ int mmaemu_gemm_int(const mmaemu_model* model, const mmaemu_gemm_int_options* op
                     const void* B, int ldb, int beta, int32_t* C, int ldc) {
   if (!model) return fail(MMAEMU_ERR_ARGUMENT, "null model");
   if (!opt) return fail(MMAEMU_ERR_ARGUMENT, "null options");
-  api::clear_error();
   if (int bad = guarded([&] {
-        api::check_enum("a_format", opt->a_format, api::kIntInputs);
-        api::check_enum("b_format", opt->b_format, api::kIntInputs);
         api::check_layout(layout, ta, tb);
-        driver::check_threads(opt->threads);
         return static_cast<int>(MMAEMU_OK);
       }))
     return bad;
   if (beta != 0 && beta != 1)
     return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm_int: beta = " + std::to_string(beta) +
                                          " (0: D = A*B, 1: D = A*B + C)");
-  if (opt->saturate != 0 && opt->saturate != 1)
-    return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_gemm_int: saturate = " + std::to_string(opt->saturate) + " (0 or 1)");
-  const Fmt fa = static_cast<Fmt>(opt->a_format), fb = static_cast<Fmt>(opt->b_format);
-  const Model& mdl = api::model_of(model);
-  const ModelRow* unit = mdl.find_integer(fa, fb, Fmt::s32);
-  if (!unit) {
-    const int status = guarded([&] {
-      mdl.require_integer(fa, fb, Fmt::s32);  // throws, naming the units the model has
-      return static_cast<int>(MMAEMU_OK);
-    });
-    return fail(MMAEMU_ERR_UNSUPPORTED, status ? std::string(mmaemu_last_error()) : "no integer unit");
-  }
-  ModelRow row = *unit;
-  if (opt->saturate) {
-    if (!row.has_satfinite)
-      return fail(MMAEMU_ERR_ARGUMENT, mdl.name + "'s integer unit " + row.instr +
-                                           " has no .satfinite variant (it wraps): saturate = 0 works");
-    row.overflow = IntOverflow::satfinite;
-  }
+  ModelRow row;
+  if (int bad = integer_unit("mmaemu_gemm_int", model, opt, row)) return bad;
+  const Fmt fa = row.in, fb = row.in_b;
   // CBLAS: k contiguous in A iff row-major == no-trans; in B iff row-major != no-trans.
   const bool rowmaj = layout == MMAEMU_ROW_MAJOR, na = ta == MMAEMU_NO_TRANS, nb = tb == MMAEMU_NO_TRANS;
   const bool pa = info(fa).width == 4, pb = info(fb).width == 4;
@@ -105,6 +136,30 @@ int mmaemu_gemm_int(const mmaemu_model* model, const mmaemu_gemm_int_options* op
     driver::gemm(spec, mm, nn, static_cast<std::size_t>(k), 1.0, a, b, beta, Fmt::s32, C, ldc);
     return static_cast<int>(MMAEMU_OK);
   });
+}
+
+int mmaemu_tile_shape_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, int* m, int* n, int* k) {
+  ModelRow row;
+  if (int bad = integer_unit("mmaemu_tile_shape_int", model, opt, row)) return bad;
+  if (m) *m = row.m;
+  if (n) *n = row.n;
+  if (k) *k = row.k;
+  return MMAEMU_OK;
+}
+
+int mmaemu_tile_batch_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, size_t count, const void* A,
+                          const void* B, const int32_t* C, int32_t* D) {
+  ModelRow row;
+  if (int bad = integer_unit("mmaemu_tile_batch_int", model, opt, row)) return bad;
+  return integer_batch(row, opt, count, row.m, row.n, row.k, A, B, C, D);
+}
+
+int mmaemu_dot_batch_int(const mmaemu_model* model, const mmaemu_gemm_int_options* opt, size_t count, int k,
+                         const void* A, const void* B, const int32_t* C, int32_t* D) {
+  ModelRow row;
+  if (int bad = integer_unit("mmaemu_dot_batch_int", model, opt, row)) return bad;
+  if (k < 1) return fail(MMAEMU_ERR_ARGUMENT, "mmaemu_dot_batch_int: k must be at least 1");
+  return integer_batch(row, opt, count, 1, 1, static_cast<std::size_t>(k), A, B, C, D);
 }
 
 }  // extern "C"

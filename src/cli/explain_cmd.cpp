@@ -64,8 +64,8 @@ int cmd_explain(const std::vector<std::string>& args, std::ostream& out, std::os
     if (o.flags.count("help")) return out << kExplainUsage, 0;
     if (names.size() != 1) throw UsageError("name one model (and --vs MODEL2 for a second)");
     if (!o.has("a") || !o.has("b")) throw UsageError("--a and --b are needed");
-    const Fmt in = parse_format("--input", o.get("input", "fp16"));
-    const Fmt fout = parse_format("--output", o.get("output", in == Fmt::fp64 ? "fp64" : "fp32"));
+    const Fmt in = parse_format("input", o.get("input", "fp16"));
+    const Fmt fout = parse_format("output", o.get("output", in == Fmt::fp64 ? "fp64" : "fp32"));
     const std::vector<uint64_t> a = parse_list("--a", o.get("a", ""), in), b = parse_list("--b", o.get("b", ""), in);
     if (a.size() != b.size())
       throw UsageError("--a has " + std::to_string(a.size()) + " values, --b " + std::to_string(b.size()));

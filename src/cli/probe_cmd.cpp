@@ -4,7 +4,9 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "experiments/common.h"
 #include "models/model.h"
+#include "probe/integer_probe.h"
 #include "probe/probe.h"
 #include "probe/scaled_probe.h"
 
@@ -20,7 +22,12 @@ const char* const kUsage =
     "       mmaemu probe --model M --input P [--unit auto|t|st|gst]\n"
     "  the block-scaled units (docs/block-scaled.md) through the C API: P a block-scaled\n"
     "  policy (mxfp8, mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4) or e3m2, e2m3, e2m1 (the\n"
-    "  unscaled unit); reports F, the group of exactly summed products and the scales\n";
+    "  unscaled unit); reports F, the group of exactly summed products and the scales\n"
+    "       mmaemu probe --model M --input I[,J]\n"
+    "  the integer units (docs/models.md §11) through the C API: I and J (B's, default I) s8, u8,\n"
+    "  s4 or u4 (int8, uint8, int4, uint4); reports the formats the unit accepts, how it reads\n"
+    "  a top-bit code, the exact sum, the overflow rule, the .satfinite variant and its clamp\n"
+    "  point; --output, if given, is s32\n";
 
 std::string unit_list(const Model& m) {
   std::string s;
@@ -70,6 +77,33 @@ int probe_scaled(const std::string& model, mmaemu_block_scale_desc desc, const s
   return status;
 }
 
+int probe_integer(const std::string& model, Fmt fa, Fmt fb, const std::string& output, const std::string& instr,
+                  std::ostream& out, std::ostream& err) {
+  if (!instr.empty()) {
+    err << "mmaemu probe: --instr does not apply to the integer units (the C API runs the unit a GEMM uses)\n";
+    return 2;
+  }
+  if (!output.empty() && parse_int_fmt(output) != Fmt::s32) {
+    err << "mmaemu probe: --output " << output << ": the integer units give s32 (int32)\n";
+    return 2;
+  }
+  mmaemu_model* h = nullptr;
+  if (mmaemu_model_lookup(model.c_str(), &h) != MMAEMU_OK) {
+    err << "mmaemu probe: " << mmaemu_last_error() << "\n";
+    return 2;
+  }
+  int status = 0;
+  try {
+    const probe::IntegerBox box = probe::integer_black_box(h, fa, fb, false);
+    probe::print_integer(out, probe::detect_integer(h, fa, fb), box, mmaemu_model_name(h));
+  } catch (const std::exception& e) {
+    err << "mmaemu probe: " << e.what() << "\n";
+    status = 2;
+  }
+  mmaemu_model_free(h);
+  return status;
+}
+
 }  // namespace
 
 int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -102,6 +136,14 @@ int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   mmaemu_block_scale_desc desc;
   if (scaled_desc(input, desc)) return probe_scaled(model, desc, unit, out, err);
+  Fmt fa = Fmt::s8, fb = Fmt::s8;
+  try {
+    if (unit.empty() && experiments::parse_integer_input("input", input, fa, fb))
+      return probe_integer(model, fa, fb, output, instr, out, err);
+  } catch (const experiments::UsageError& e) {
+    err << "mmaemu probe: " << e.what() << "\n";
+    return 2;
+  }
   if (!unit.empty()) {
     err << "mmaemu probe: --unit is for the block-scaled units (--input mxfp8, ..., nvfp4, e3m2, e2m3, e2m1)\n";
     return 2;
@@ -117,7 +159,7 @@ int cmd_probe(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!in) {
     err << "mmaemu probe: unknown format '" << input
         << "' (valid: fp64, fp32, tf32, bf16, fp16, e4m3, e5m2, e4m3fnuz, e5m2fnuz; block-scaled: mxfp8, "
-           "mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4, e3m2, e2m3, e2m1)\n";
+           "mxfp8:e5m2, mxfp6, mxfp6:e3m2, mxfp4, nvfp4, e3m2, e2m3, e2m1; integer: s8, u8, s4, u4 or A,B)\n";
     return 2;
   }
   Fmt o = (*in == Fmt::fp32 || *in == Fmt::fp64) ? *in : Fmt::fp32;

@@ -14,7 +14,9 @@
 namespace mmaemu::experiments {
 
 /// A token as a code of f: an fp32 pattern (8 hex digits; 32 binary digits)
-/// or a number, exact in f; throws UsageError naming the option and token.
+/// or a number, exact in f; for an integer format (docs/models.md §11) a
+/// decimal value in its range or a 0x code. Throws UsageError naming the
+/// option and token.
 uint64_t parse_token(const std::string& option, const std::string& t, Fmt f);
 /// A comma- or space-separated list of tokens (at least one).
 std::vector<uint64_t> parse_list(const std::string& option, const std::string& list, Fmt f);

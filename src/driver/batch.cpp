@@ -622,6 +622,7 @@ void batch_parallel(std::size_t tasks, int threads, void (*body)(void* ctx, std:
 }
 
 const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
+  if (row.accum == Accumulation::integer) return integer_batch_simd(row, o) ? "simd" : "reference";
   constexpr const char* kEngineNames[] = {"simd", "exact"};  // in Engine's order
   const kernels::KernelPlan plan = kernels::plan(row, {o.use_reference, o.simd_off});
   const Engine e = engine_of(plan, 1, step_k(row));
@@ -630,8 +631,8 @@ const char* batch_engine(const ModelRow& row, const BatchOptions& o) {
 }
 
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o) {
-  if (row.accum == Accumulation::integer)
-    throw std::invalid_argument("the batched engine does not run integer units yet (the GEMM does)");
+  if (row.accum == Accumulation::integer) return run_integer_batch(row, p, o);
+  if (p.int4_packed) throw std::invalid_argument("int4_packed: the operands of an integer unit only");
   const std::size_t total = p.count * p.m * p.n;
   if (total == 0) return;
   Call x{row, kernels::plan(row, {o.use_reference, o.simd_off}), p, {p.m, p.n, p.k, p.m * p.n}, total,

@@ -30,6 +30,12 @@ enum class BatchStorage : uint8_t {
 /// C_t and D_t m x n, row-major and contiguous, tile t at t*m*k, t*k*n and
 /// t*m*n elements; A and B hold row.in, C and D row.out. C and D may be the
 /// same array. Dot products are tiles with m = n = 1.
+///
+/// Integer units (accum = integer): A holds row.in codes and B row.in_b
+/// codes, one per byte, C and D int32 (native storage); with int4_packed
+/// (s4/u4 units) two codes per byte along k, element 2i in the low nibble:
+/// A_t's rows are ceil(k/2) bytes, B_t is ceil(k/2) x n bytes (byte (i, c)
+/// holds rows 2i and 2i + 1 of column c), as mmaemu_gemm_int packs them.
 struct BatchProblem {
   std::size_t count = 0, m = 1, n = 1, k = 0;
   const void* A = nullptr;
@@ -37,6 +43,7 @@ struct BatchProblem {
   const void* C = nullptr;
   void* D = nullptr;
   BatchStorage storage = BatchStorage::native;
+  bool int4_packed = false;
 };
 
 struct BatchOptions {
@@ -46,9 +53,18 @@ struct BatchOptions {
 };
 
 /// Every output element of every tile: d = ref::dot(row, k, a, b, c) bit
-/// for bit (c is not read where row.ignores_c). An integer unit (accum =
-/// integer): std::invalid_argument (not yet; driver::gemm runs them).
+/// for bit (c is not read where row.ignores_c). Integer units run on the
+/// integer plug-in (run_integer_batch).
 void run_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o = {});
+
+/// run_batch of an integer unit (driver/integer_batch.cpp): the products of
+/// each lane's codes on the integer step kernel against the identity row,
+/// or ref::dot element by element where the plan has no kernel. int4_packed
+/// with other than s4/u4 operands, or with codes storage:
+/// std::invalid_argument.
+void run_integer_batch(const ModelRow& row, const BatchProblem& p, const BatchOptions& o = {});
+/// Whether run_integer_batch runs the row on the SIMD kernel.
+bool integer_batch_simd(const ModelRow& row, const BatchOptions& o = {});
 
 /// The engine run_batch uses for a row: "simd" (product panels on the SIMD
 /// step kernels), "exact" (the CDNA1 exact kernel), "scalar", "fp64" or
@@ -86,7 +102,7 @@ struct ScaledBatch {
 void run_scaled_batch(const ScaledBatch& b, int threads = 0, bool use_reference = false);
 
 /// The identity row of the batched engines' product panels (batch.cpp,
-/// scaled_kind.cpp): each lane of B holds its own operands' products, read
+/// scaled_kind.cpp, integer_batch.cpp): each lane of B holds its own operands' products, read
 /// against this row, every entry an identity of the kernel's operation
 /// (value and significand 1, exponents 0, every element nonzero, scale 1);
 /// kIdentityEntries entries of each field.
@@ -94,6 +110,7 @@ struct IdentityRow {
   static constexpr std::size_t kIdentityEntries = 1024;
   std::vector<float> one = std::vector<float>(kIdentityEntries, 1.0f);
   std::vector<int16_t> zero16 = std::vector<int16_t>(kIdentityEntries, 0);
+  std::vector<int16_t> one16 = std::vector<int16_t>(kIdentityEntries, 1);  // integer values
   std::vector<int32_t> zero32 = std::vector<int32_t>(kIdentityEntries, 0);
   std::vector<uint32_t> all = std::vector<uint32_t>(kIdentityEntries, ~0u);
   std::vector<double> one64 = std::vector<double>(kIdentityEntries, 1.0);

@@ -75,17 +75,30 @@ double parse_double(const std::string& option, const std::string& text) {
 
 Fmt parse_format(const std::string& option, const std::string& text) {
   if (auto f = parse_fmt(text)) return *f;
-  // The integer units run on the scalar reference only, not yet through the
-  // GEMM engine these commands drive (docs/models.md §11).
+  // The floating-point commands (compare, the experiments, explain) have
+  // no integer reading: their inputs are real numbers and their errors
+  // relative ones (docs/models.md §11).
   if (parse_int_fmt(text))
-    throw UsageError("--" + option + ": unknown format '" + text + "' here: integer formats are not yet "
-                     "available to GEMM commands (the C API runs the integer units: mmaemu_gemm_int; "
-                     "docs/models.md §11)");
+    throw UsageError("--" + option + ": '" + text + "' is an integer format: this command runs the floating-point "
+                     "units; the integer units are run by mmaemu dot, probe and distinguish, and by the C API's "
+                     "mmaemu_gemm_int (docs/models.md §11)");
   std::string names;
   for (int i = 0; i < kFmtCount; ++i)
     if (!info(static_cast<Fmt>(i)).is_integer()) names += std::string(i ? ", " : "") + info(static_cast<Fmt>(i)).name;
   throw UsageError("--" + option + ": unknown format '" + text + "' (valid: " + names +
                    "; aliases fp8 = e4m3fnuz, bf8 = e5m2fnuz, xf32 = tf32)");
+}
+
+bool parse_integer_input(const std::string& option, const std::string& text, Fmt& a, Fmt& b) {
+  const std::size_t comma = text.find(',');
+  const auto fa = parse_int_fmt(text.substr(0, comma));
+  if (!fa || *fa == Fmt::s32) return false;
+  const auto fb = comma == std::string::npos ? fa : parse_int_fmt(text.substr(comma + 1));
+  if (!fb || *fb == Fmt::s32)
+    throw UsageError("--" + option + " " + text + ": B's format '" + text.substr(comma + 1) +
+                     "' is not an integer input (valid: s8, u8, s4, u4)");
+  a = *fa, b = *fb;
+  return true;
 }
 
 std::vector<Model> parse_models(const std::string& list) {

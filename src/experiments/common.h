@@ -45,6 +45,10 @@ long long parse_int(const std::string& option, const std::string& text, long lon
 double parse_double(const std::string& option, const std::string& text);
 /// A number format name (parse_fmt aliases); the error lists the valid names.
 Fmt parse_format(const std::string& option, const std::string& text);
+/// The integer input "I" or "I,J" (A's and B's formats: s8, u8, s4, u4 or
+/// int8, uint8, int4, uint4; J defaults to I): false when I names no
+/// integer input; UsageError when J is not one.
+bool parse_integer_input(const std::string& option, const std::string& text, Fmt& a, Fmt& b);
 
 /// A comma-separated model list. A custom model's key=value pairs stay with
 /// it ("H100,custom:base=B200,round=rne,MI300X" is three models).

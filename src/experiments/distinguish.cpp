@@ -5,11 +5,13 @@
 #include <bit>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
 #include "driver/batch.h"
 #include "experiments/common.h"
+#include "experiments/distinguish_search.h"
 #include "formats/fast_convert.h"
 #include "validate/validate.h"
 
@@ -278,28 +280,46 @@ std::vector<TestVector> moves(Fmt in, Fmt out, const TestVector& v) {
 }
 
 // v shrunk: the best separating move, round after round, until none is shorter.
-TestVector shrink(const ModelRow& first, const ModelRow& second, Fmt in, Fmt out, TestVector v, int threads,
+TestVector shrink(const ModelRow& first, const ModelRow& second, const SearchKind& kind, TestVector v, int threads,
                   std::size_t& evaluations) {
   Batch bt;
   bt.k = v.a.size();
   for (int round = 0; round < kShrinkRounds; ++round) {
-    const std::vector<TestVector> cand = moves(in, out, v);
+    const std::vector<TestVector> cand = kind.moves(v);
     if (cand.empty()) break;
     bt.clear();
     for (const TestVector& t : cand) bt.add(t);
     run_rows(first, second, bt, threads);
     evaluations += bt.n;
-    VectorSize best = vector_size(in, out, v);
+    VectorSize best = kind.size(v);
     std::size_t pick = bt.n;
     for (std::size_t i = 0; i < bt.n; ++i) {
       if (bt.d1[i] == bt.d2[i]) continue;
-      const VectorSize s = vector_size(in, out, cand[i]);
+      const VectorSize s = kind.size(cand[i]);
       if (s < best) best = s, pick = i;
     }
     if (pick == bt.n) break;
     v = bt.vector(pick);
   }
   return v;
+}
+
+// The floating-point units' search: the ensembles of Sampler, the moves above.
+SearchKind float_search(const DistinguishConfig& cfg, std::size_t k) {
+  auto sampler = std::make_shared<Sampler>(Sampler{std::mt19937_64(cfg.seed), cfg.in, cfg.out, k});
+  auto buf = std::make_shared<std::pair<std::vector<double>, std::vector<double>>>(std::vector<double>(k),
+                                                                                 std::vector<double>(k));
+  SearchKind kind;
+  kind.distributions = distinguish_distributions();
+  const Fmt in = cfg.in, out = cfg.out;
+  kind.draw = [sampler, buf, in, out](const std::string& dist) {
+    double c = 0;
+    sampler->draw(dist, buf->first, buf->second, c);
+    return encode_vector(in, out, buf->first, buf->second, c);
+  };
+  kind.moves = [in, out](const TestVector& v) { return moves(in, out, v); };
+  kind.size = [in, out](const TestVector& v) { return vector_size(in, out, v); };
+  return kind;
 }
 
 }  // namespace
@@ -352,26 +372,28 @@ uint64_t evaluate(const ModelRow& row, const std::vector<uint64_t>& a, const std
 }
 
 bool harness_pattern(Fmt f, uint64_t code, uint32_t& pattern) {
-  if (info(f).width > 32) return false;
+  if (info(f).width > 32 || info(f).is_integer()) return false;
   pattern = f == Fmt::fp32 ? static_cast<uint32_t>(code) : to_fp32_bits(f, code);
   return true;
 }
 
-DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg) {
-  const std::vector<std::string> dists = cfg.distributions.empty() ? distinguish_distributions() : cfg.distributions;
+namespace {
+
+// The one search: random samples of the kind's distributions in turns of
+// kBatch until one separates the rows, then the shortest of the first
+// kKeepFound shrunk (docs/distinguish.md).
+DistinguishResult distinguish_search(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg,
+                                     std::size_t k, const SearchKind& kind) {
+  const std::vector<std::string> dists = cfg.distributions.empty() ? kind.distributions : cfg.distributions;
   for (const std::string& d : dists)
-    if (std::find(distinguish_distributions().begin(), distinguish_distributions().end(), d) ==
-        distinguish_distributions().end()) {
+    if (std::find(kind.distributions.begin(), kind.distributions.end(), d) == kind.distributions.end()) {
       std::string valid;
-      for (const std::string& v : distinguish_distributions()) valid += (valid.empty() ? "" : ", ") + v;
+      for (const std::string& v : kind.distributions) valid += (valid.empty() ? "" : ", ") + v;
       throw std::invalid_argument("unknown distribution '" + d + "' (valid: " + valid + ")");
     }
   DistinguishResult r;
-  r.k = cfg.k ? cfg.k : static_cast<std::size_t>(first.k);
+  r.k = k;
   for (const std::string& d : dists) r.per_distribution.push_back({d, 0, 0});
-  Sampler s{std::mt19937_64(cfg.seed), cfg.in, cfg.out, r.k};
-  std::vector<double> a(r.k), b(r.k);
-  double c = 0;
   Batch bt;
   bt.k = r.k;
   std::vector<TestVector> found;
@@ -379,10 +401,7 @@ DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, con
     DistributionCount& dc = r.per_distribution[turn % dists.size()];
     const std::size_t n = std::min(kBatch, cfg.max_samples - r.samples);
     bt.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      s.draw(dc.name, a, b, c);
-      bt.add(encode_vector(cfg.in, cfg.out, a, b, c));
-    }
+    for (std::size_t i = 0; i < n; ++i) bt.add(kind.draw(dc.name));
     run_rows(first, second, bt, cfg.threads);
     r.samples += n;
     dc.samples += n;
@@ -401,11 +420,20 @@ DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, con
   r.first = found.front();
   r.shortest = r.first;
   for (const TestVector& f : found) {
-    const TestVector t = shrink(first, second, cfg.in, cfg.out, f, cfg.threads, r.shrink_evaluations);
-    if (vector_size(cfg.in, cfg.out, t) < vector_size(cfg.in, cfg.out, r.shortest) || &f == &found.front())
-      r.shortest = t;
+    const TestVector t = shrink(first, second, kind, f, cfg.threads, r.shrink_evaluations);
+    if (kind.size(t) < kind.size(r.shortest) || &f == &found.front()) r.shortest = t;
   }
   return r;
+}
+
+}  // namespace
+
+DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg) {
+  const bool i1 = first.accum == Accumulation::integer, i2 = second.accum == Accumulation::integer;
+  if (i1 != i2) throw std::invalid_argument("an integer unit and a floating-point unit take different inputs");
+  const std::size_t k = cfg.k ? cfg.k : static_cast<std::size_t>(first.k);
+  if (i1) return distinguish_search(first, second, cfg, k, integer_search(first, second, cfg.seed, k));
+  return distinguish_search(first, second, cfg, k, float_search(cfg, k));
 }
 
 }  // namespace mmaemu::experiments

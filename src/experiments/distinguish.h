@@ -30,6 +30,10 @@ struct TestVector {
 
 struct DistinguishConfig {
   Fmt in = Fmt::fp16, out = Fmt::fp32;
+  // Integer units (in an integer format, out s32): B's format of the first
+  // unit, and A's and B's of the second (the report names them; the search
+  // reads the rows' own).
+  Fmt in_b = Fmt::fp16, second_in = Fmt::fp16, second_in_b = Fmt::fp16;
   std::size_t k = 0;                  // 0: the first unit's instruction k
   std::size_t max_samples = 1000000;  // random samples before giving up
   uint64_t seed = 1;
@@ -56,9 +60,14 @@ struct DistinguishResult {
 
 /// The distributions the ensembles draw from, in the order they take turns.
 const std::vector<std::string>& distinguish_distributions();
+/// Those of the integer units (distinguish_int.cpp).
+const std::vector<std::string>& integer_distributions();
 
-/// The search for two rows of the same (in, out); throws std::invalid_argument
-/// for an unknown distribution.
+/// The search for two rows of the same (in, out), or two integer units whose
+/// operands have the same widths (each reads the same codes under its own
+/// formats); throws std::invalid_argument for an unknown distribution, an
+/// integer row against a floating-point one, or integer operands of
+/// different widths.
 DistinguishResult distinguish(const ModelRow& first, const ModelRow& second, const DistinguishConfig& cfg);
 
 /// A unit one model has and the other lacks, searched against the other
@@ -96,6 +105,10 @@ struct VectorSize {
   bool operator<(const VectorSize& o) const;
 };
 VectorSize vector_size(Fmt in, Fmt out, const TestVector& v);
+/// The same for integer codes of A in fa and B in fb, c an s32 code (terms:
+/// nonzero products and c; range: of their magnitudes' binary exponents;
+/// bits: set bits of all the codes).
+VectorSize integer_vector_size(Fmt fa, Fmt fb, const TestVector& v);
 
 /// The report `mmaemu distinguish` prints (distinguish_report.cpp).
 std::string distinguish_report(const Model& first, const Model& second, const DistinguishConfig& cfg,
@@ -103,7 +116,7 @@ std::string distinguish_report(const Model& first, const Model& second, const Di
 
 /// A code's value as the fp32 pattern of the hardware harness's files
 /// (tools/hwcheck/README.md: inputs and fp16 results widened exactly;
-/// false where the format is wider than fp32).
+/// false where the format is wider than fp32, or an integer format).
 bool harness_pattern(Fmt f, uint64_t code, uint32_t& pattern);
 
 /// The hardware harness's token of a code: its fp32 pattern in hex
@@ -112,7 +125,7 @@ bool harness_pattern(Fmt f, uint64_t code, uint32_t& pattern);
 std::string harness_token(Fmt f, uint64_t code, bool binary);
 /// A code in hex ("0x" and width/4 digits).
 std::string code_hex(Fmt f, uint64_t code);
-/// A code's value, "%.9g".
+/// A code's value, "%.9g" (integer formats: the integer).
 std::string code_value(Fmt f, uint64_t code);
 
 }  // namespace mmaemu::experiments

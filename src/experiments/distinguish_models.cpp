@@ -61,8 +61,12 @@ std::string shape(const ModelRow& r) {
 }  // namespace
 
 ModelsDistinction distinguish_models(const Model& a, const Model& b, const DistinguishConfig& cfg) {
-  const ModelRow* ra = a.find(cfg.in, cfg.out);
-  const ModelRow* rb = b.find(cfg.in, cfg.out);
+  // Integer units (s32 results): each model reads the codes under its own
+  // formats (cfg.second_in for b); no float row has those formats, so the
+  // lone-unit search below finds none.
+  const bool integer = cfg.out == Fmt::s32;
+  const ModelRow* ra = integer ? a.find_integer(cfg.in, cfg.in_b, cfg.out) : a.find(cfg.in, cfg.out);
+  const ModelRow* rb = integer ? b.find_integer(cfg.second_in, cfg.second_in_b, cfg.out) : b.find(cfg.in, cfg.out);
   if (!ra || !rb) throw std::invalid_argument((ra ? b : a).name + " has no unit for these formats");
   ModelsDistinction d;
   d.units = distinguish(*ra, *rb, cfg);

@@ -34,6 +34,7 @@ std::string code_hex(Fmt f, uint64_t code) {
   return b;
 }
 std::string code_value(Fmt f, uint64_t code) {
+  if (info(f).is_integer()) return std::to_string(int_value(f, code));
   const double v = std::bit_cast<double>(convert(f, Fmt::fp64, code, Round::rne));
   char b[40];
   std::snprintf(b, sizeof b, "%.9g", v);
@@ -58,6 +59,13 @@ void print_vector(std::ostream& out, Fmt in, Fmt fout, const std::string& na, co
   out << "    a: " << a << "\n    b: " << b << "\n    c: " << harness_token(fout, v.c, true) << "   ("
       << code_value(fout, v.c) << ")\n";
   const std::size_t w = std::max(na.size(), nb.size());
+  if (info(fout).is_integer()) {  // the token is the code
+    out << "    d " << na << std::string(w - na.size(), ' ') << ": " << code_hex(fout, v.d_first) << "   ("
+        << code_value(fout, v.d_first) << ")\n";
+    out << "    d " << nb << std::string(w - nb.size(), ' ') << ": " << code_hex(fout, v.d_second) << "   ("
+        << code_value(fout, v.d_second) << ")\n";
+    return;
+  }
   out << "    d " << na << std::string(w - na.size(), ' ') << ": " << harness_token(fout, v.d_first, true) << "   ("
       << code_hex(fout, v.d_first) << " = " << code_value(fout, v.d_first) << ")\n";
   out << "    d " << nb << std::string(w - nb.size(), ' ') << ": " << harness_token(fout, v.d_second, true) << "   ("
@@ -75,13 +83,39 @@ std::string dot_line(const Model& ma, const Model& mb, Fmt in, Fmt out, const Te
          " --a " + a + " --b " + b + " --c " + harness_token(out, v.c, false);
 }
 
+// The integer units' "again" lines: one mmaemu dot per pair of formats.
+std::string integer_dot_lines(const Model& ma, const Model& mb, const DistinguishConfig& cfg, const TestVector& v) {
+  auto line = [&](const std::string& models, Fmt a_fmt, Fmt b_fmt) {
+    std::string a, b;
+    for (std::size_t i = 0; i < v.a.size(); ++i) {
+      if (i) a += ',', b += ',';
+      a += code_hex(a_fmt, v.a[i]);
+      b += code_hex(b_fmt, v.b[i]);
+    }
+    std::string in = info(a_fmt).name;
+    if (b_fmt != a_fmt) in += std::string(",") + info(b_fmt).name;
+    return "mmaemu dot " + models + " --input " + in + " --a " + a + " --b " + b + " --c " + code_hex(Fmt::s32, v.c);
+  };
+  if (cfg.in == cfg.second_in && cfg.in_b == cfg.second_in_b)
+    return line("'" + ma.name + "' '" + mb.name + "'", cfg.in, cfg.in_b);
+  return line("'" + ma.name + "'", cfg.in, cfg.in_b) + "\n         " + line("'" + mb.name + "'", cfg.second_in, cfg.second_in_b);
+}
+
+std::string integer_formats(Fmt a, Fmt b) { return std::string(info(a).name) + " x " + info(b).name; }
+
 }  // namespace
 
 std::string distinguish_report(const Model& ma, const Model& mb, const DistinguishConfig& cfg,
                                const DistinguishResult& r) {
   std::ostringstream out;
-  out << "distinguish: " << ma.name << " vs " << mb.name << ", " << info(cfg.in).name << " -> " << info(cfg.out).name
-      << " (k = " << r.k << "), seed " << cfg.seed << "\n";
+  const bool integer = info(cfg.in).is_integer();
+  if (integer)
+    out << "distinguish: " << ma.name << " (" << integer_formats(cfg.in, cfg.in_b) << ") vs " << mb.name << " ("
+        << integer_formats(cfg.second_in, cfg.second_in_b) << "), -> s32 (k = " << r.k << "), seed " << cfg.seed
+        << ": the same codes, each unit reading them under its formats\n";
+  else
+    out << "distinguish: " << ma.name << " vs " << mb.name << ", " << info(cfg.in).name << " -> "
+        << info(cfg.out).name << " (k = " << r.k << "), seed " << cfg.seed << "\n";
   for (const DistributionCount& d : r.per_distribution)
     if (d.samples) out << "  " << d.name << ": " << d.samples << " samples, " << d.separating << " separating\n";
   if (!r.found) {
@@ -93,14 +127,18 @@ std::string distinguish_report(const Model& ma, const Model& mb, const Distingui
     out << b;
     return out.str();
   }
-  const VectorSize s0 = vector_size(cfg.in, cfg.out, r.first), s = vector_size(cfg.in, cfg.out, r.shortest);
+  auto size = [&](const TestVector& v) {
+    return integer ? integer_vector_size(cfg.in, cfg.in_b, v) : vector_size(cfg.in, cfg.out, v);
+  };
+  const VectorSize s0 = size(r.first), s = size(r.shortest);
   out << "  found after " << r.samples << " samples (" << r.found_by << "): " << s0.terms << " terms, exponent range "
       << s0.exponent_range << "\n";
   print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.first);
   out << "  shortest (" << r.shrink_evaluations << " candidates tried): " << s.terms << " terms, exponent range "
       << s.exponent_range << "\n";
   print_vector(out, cfg.in, cfg.out, ma.name, mb.name, r.shortest);
-  out << "  again: " << dot_line(ma, mb, cfg.in, cfg.out, r.shortest) << "\n";
+  out << "  again: " << (integer ? integer_dot_lines(ma, mb, cfg, r.shortest) : dot_line(ma, mb, cfg.in, cfg.out, r.shortest))
+      << "\n";
   return out.str();
 }
 

@@ -213,7 +213,7 @@ static void accumulates(const mmaemu_model* h100, const mmaemu_model* b200, int 
                                                MMAEMU_NO_TRANS, 32, 32, 32, 1.0f, fa, 32, fb, 32, 0.0f, fc, 32));
 }
 
-/* mmaemu_gemm_int: a_format or b_format (which = 0, 1) set to v. */
+/* mmaemu_gemm_int and the integer batch entries: a_format or b_format (which = 0, 1) set to v. */
 static void int_formats(const mmaemu_model* h100, int which, int v) {
   static int32_t ic[64];
   mmaemu_gemm_int_options opt;
@@ -222,7 +222,12 @@ static void int_formats(const mmaemu_model* h100, int which, int v) {
   else opt.b_format = (mmaemu_format)v;
   expect_refused("mmaemu_gemm_int", which == 0 ? "a_format" : "b_format", v,
                  mmaemu_gemm_int(h100, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 4, 4, 4, ua, 4, ub, 4,
-                                 1, ic, 4));
+                                 1, ic, 4));  /* The integer batch entries read the same options. */
+  int m, n, k;
+  const char* arg = which == 0 ? "a_format" : "b_format";
+  expect_refused("mmaemu_tile_shape_int", arg, v, mmaemu_tile_shape_int(h100, &opt, &m, &n, &k));
+  expect_refused("mmaemu_tile_batch_int", arg, v, mmaemu_tile_batch_int(h100, &opt, 1, ua, ub, ic, ic));
+  expect_refused("mmaemu_dot_batch_int", arg, v, mmaemu_dot_batch_int(h100, &opt, 1, 4, ua, ub, ic, ic));
 }
 
 /* mmaemu_gemm_int: layout (which = 0), ta (1) or tb (2) set to v. */

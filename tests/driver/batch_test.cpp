@@ -120,7 +120,7 @@ TEST_CASE("batch = N single instructions: every row, every SIMD target") {
 
 TEST_CASE("batch: the scalar kernels and the reference engine give the same bits") {
   for (const auto& [name, row] : all_rows()) {
-    if (is_integer_row(row)) continue;  // not on the batched engine yet (the test below)
+    if (is_integer_row(row)) continue;  // integer_batch_test.cpp
     driver::BatchOptions o;
     o.simd_off = true;
     check_row(name, row, o, 1);
@@ -174,14 +174,4 @@ TEST_CASE("the SIMD packer decodes every code as decode_operand: every row of up
     }
   }
   hwy::SetSupportedTargetsForTest(0);
-}
-
-TEST_CASE("batch: integer units are refused with a clear error (the GEMM runs them)") {
-  const Model h100 = *gpu_model("H100");
-  const ModelRow& row = h100.require_integer(Fmt::s8, Fmt::s8, Fmt::s32);
-  int8_t a[16] = {}, b[16] = {};
-  int32_t c[1] = {}, d[1] = {};
-  driver::BatchProblem p;
-  p.count = 1, p.k = 16, p.A = a, p.B = b, p.C = c, p.D = d;
-  CHECK_THROWS_AS(driver::run_batch(row, p), std::invalid_argument);
 }

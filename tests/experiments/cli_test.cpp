@@ -45,7 +45,7 @@ void expect_error(const Run& r, const std::string& needle) {
 TEST_CASE("compare: bad options exit with status 2 and say why") {
   expect_error(compare({"--models", "H100,NOPE"}), "unknown model 'NOPE'");
   expect_error(compare({"--input", "fp12"}), "unknown format 'fp12'");
-  expect_error(compare({"--output", "int8"}), "unknown format 'int8'");
+  expect_error(compare({"--output", "int8"}), "'int8' is an integer format: this command runs the floating-point units");
   expect_error(compare({"--m", "0"}), "--m: 0 is out of range");
   expect_error(compare({"--k", "ten"}), "'ten' is not an integer");
   expect_error(compare({"--dist", "cauchy"}), "unknown distribution 'cauchy'");

@@ -170,3 +170,114 @@ TEST_CASE("vector_size orders by terms, then exponent range") {
   CHECK(vector_size(Fmt::fp16, Fmt::fp32, v).terms == 2);
   CHECK(one < vector_size(Fmt::fp16, Fmt::fp32, v));
 }
+
+namespace {
+
+// The first word after `tag` on each line of text that has it.
+std::vector<std::string> words_after(const std::string& text, const std::string& tag, const std::string& from = "") {
+  std::vector<std::string> v;
+  const std::size_t start = from.empty() ? 0 : text.find(from);
+  std::istringstream ss(text.substr(start == std::string::npos ? 0 : start));
+  for (std::string line; std::getline(ss, line);) {
+    const std::size_t at = line.find(tag);
+    if (at == std::string::npos || (tag == ": " && line.find("    d ") != 0)) continue;
+    v.push_back(words(line.substr(at + tag.size())).at(0));
+  }
+  return v;
+}
+
+// An integer distinguish finds a vector; its again: lines (one per pair of
+// formats) re-evaluated give the two s32 codes it reported, which differ.
+void check_found_int(const std::vector<std::string>& args) {
+  const Run r = distinguish_cli(args);
+  CAPTURE(r.out);
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("found after") != std::string::npos);
+  const std::vector<std::string> want = words_after(r.out, ": ", "shortest");
+  REQUIRE(want.size() == 2);
+  CHECK(want[0] != want[1]);
+  std::vector<std::string> got;
+  std::istringstream ss(r.out.substr(r.out.find("again: ") + 7));
+  for (std::string line; std::getline(ss, line);) {
+    const std::vector<std::string> cmd = words(line);
+    REQUIRE(cmd.size() > 3);
+    REQUIRE(cmd[1] == "dot");
+    const Run d = dot_cli(std::vector<std::string>(cmd.begin() + 2, cmd.end()));
+    CAPTURE(d.out);
+    REQUIRE(d.rc == 0);
+    for (const std::string& t : words_after(d.out, "d = ")) got.push_back(t);
+  }
+  CHECK(got == want);
+}
+
+}  // namespace
+
+TEST_CASE("distinguish: integer units, wrap vs satfinite, clamp points, u8 vs s8 readings") {
+  check_found_int({"H100", "custom:base=H100,overflow=satfinite", "--input", "s8", "--samples", "50000"});
+  check_found_int({"custom:base=A100,overflow=satfinite", "custom:base=A100,overflow=satfinite,sat_point=addition",
+                   "--input", "s8,u8", "--samples", "50000"});
+  check_found_int({"H100", "H100", "--input", "u8", "--input2", "s8", "--samples", "50000"});
+  check_found_int({"A100", "A100", "--input", "s4", "--input2", "u4", "--samples", "50000"});
+  check_found_int({"T4", "custom:base=T4,overflow=satfinite", "--input", "u4", "--samples", "50000"});
+  // The shortest u8 / s8 vector is one product with a top-bit code.
+  const Run r = distinguish_cli({"H100", "H100", "--input", "u8", "--input2", "s8", "--samples", "20000"});
+  CHECK(r.out.find("shortest") != std::string::npos);
+  CHECK(r.out.find(": 1 terms") != std::string::npos);
+}
+
+TEST_CASE("distinguish: integer units with the same arithmetic are not separated") {
+  // Every integer unit wraps exactly: NVIDIA's and AMD's s8 x s8 give the same bits.
+  const Run r = distinguish_cli({"H100", "MI300X", "--input", "int8", "--samples", "30000"});
+  CAPTURE(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("none found in 30000 samples") != std::string::npos);
+  // Clamp points agree when every product is >= 0 (u8 x u8).
+  const Run u = distinguish_cli({"custom:base=H100,overflow=satfinite",
+                                 "custom:base=H100,overflow=satfinite,sat_point=addition", "--input", "u8",
+                                 "--samples", "30000"});
+  CHECK(u.out.find("none found in 30000 samples") != std::string::npos);
+}
+
+TEST_CASE("dot and distinguish: integer inputs, by hand and refused") {
+  // 127*127 + 127*127 on MAX_INT32: wraps on H100 and MI300X, clamps with --saturate; MI300X has no .satfinite.
+  const Run w = dot_cli({"H100", "MI300X", "--input", "s8", "--a", "127,127", "--b", "127,0x7f", "--c", "2147483647"});
+  CAPTURE(w.out);
+  CHECK(words_after(w.out, "d = ") == std::vector<std::string>(2, "0x80007e01"));
+  const Run s = dot_cli({"H100", "MI300X", "--input", "int8", "--a", "127,127", "--b", "127,127", "--c", "0x7fffffff",
+                         "--saturate"});
+  CAPTURE(s.out);
+  CHECK(words_after(s.out, "d = ") == std::vector<std::string>{"0x7fffffff"});
+  CHECK(s.out.find("MI300X: skipped: v_mfma_i32_16x16x32_i8 has no .satfinite variant") != std::string::npos);
+  // Mixed signedness: 255 * -128 + 0x80 (u8: 128) * 1.
+  const Run m = dot_cli({"H100", "--input", "u8,s8", "--a", "255,0x80", "--b", "-128,1"});
+  CHECK(words_after(m.out, "d = ") == std::vector<std::string>{"0xffff8100"});
+  CHECK(dot_cli({"H100", "--input", "s8", "--a", "128", "--b", "1"}).err.find("not a value of s8 (an integer in [-128, 127]") !=
+        std::string::npos);
+  CHECK(dot_cli({"H100", "--input", "s4", "--a", "0x10", "--b", "1"}).err.find("not a code of s4") != std::string::npos);
+  CHECK(dot_cli({"H100", "--input", "fp16", "--a", "1", "--b", "1", "--saturate"}).err.find("--saturate applies") !=
+        std::string::npos);
+  CHECK(dot_cli({"H100", "--input", "s8", "--a", "1", "--b", "1", "--output", "fp32"}).err.find("give s32") !=
+        std::string::npos);
+  CHECK(distinguish_cli({"H100", "H100", "--input", "s8", "--input2", "u4"}).err.find("widths") != std::string::npos);
+  CHECK(distinguish_cli({"H100", "H100", "--input2", "u8"}).err.find("--input2 applies") != std::string::npos);
+  CHECK(distinguish_cli({"H100", "A100", "--input", "s4"}).err.find("H100 has no integer unit for s4 x s4") !=
+        std::string::npos);
+  CHECK(distinguish_cli({"H100", "MI300X", "--input", "s8", "--dist", "cancel"}).err.find("valid: overflow, extremes") !=
+        std::string::npos);
+}
+
+TEST_CASE("integer_vector_size: terms (products and c), then exponent range, then set bits") {
+  TestVector v;
+  v.a = {0x80, 0, 0x01};
+  v.b = {0x01, 0x7f, 0x00};  // s8: -128, then two zero products
+  v.c = 0;
+  const VectorSize one = integer_vector_size(Fmt::s8, Fmt::s8, v);
+  CHECK(one.terms == 1);
+  CHECK(one.exponent_range == 0);
+  v.c = 1;
+  const VectorSize two = integer_vector_size(Fmt::s8, Fmt::s8, v);
+  CHECK(two.terms == 2);
+  CHECK(two.exponent_range == 7);  // 2^7 and 2^0
+  CHECK(one < two);
+}

@@ -17,6 +17,12 @@
          A, B in [-1, 1) as doubles; p words each (the toolbox experiment's split,
          RNE), D = sum over j + k - 2 < p of the toolbox GEMM of
          (u^(j+k-2) A_j, B_k) accumulated into D (u = 2^-t of IN)
+     octave_ref int MODEL AFMT BFMT SAT M N K SEED FILE
+         mmaemu_gemm_int (column-major, beta 1) on random codes of AFMT x
+         BFMT (int8, uint8, int4, uint4; a third at the extremes) and C
+         (int32, some near the bounds), SAT 0 (wrap) or 1 (satfinite);
+         written as dims (int32 m, n, k, sat), A and B one code's value per
+         byte (int8/uint8), C and D int32, column-major
      octave_ref round FORMAT ROUNDING INFILE OUTFILE
          the binary64 values of INFILE rounded to FORMAT (ROUNDING rne, rz,
          rd, ru or rna; mmaemu_convert there and back), written to OUTFILE
@@ -143,10 +149,70 @@ static int round_file(const char* fmt, const char* rnd, const char* in, const ch
   return ok ? 0 : 2;
 }
 
+/* A random code's value of an integer format, a third at the extremes. */
+static int random_int(mmaemu_format f) {
+  const int sgn = f == MMAEMU_S8 || f == MMAEMU_S4, bits = f == MMAEMU_S4 || f == MMAEMU_U4 ? 4 : 8;
+  const int lo = sgn ? -(1 << (bits - 1)) : 0, hi = sgn ? (1 << (bits - 1)) - 1 : (1 << bits) - 1;
+  const double r = uniform(0, 3);
+  if (r < 0.5) return lo;
+  if (r < 1) return hi;
+  return lo + (int)uniform(0, hi - lo + 1);
+}
+
+/* The int mode (see the file's comment). */
+static int int_gemm(char** argv) {
+  mmaemu_model* mdl = model(argv[2]);
+  mmaemu_gemm_int_options o;
+  mmaemu_gemm_int_options_init(&o);
+  o.a_format = format(argv[3]);
+  o.b_format = format(argv[4]);
+  o.saturate = atoi(argv[5]);
+  const int m = atoi(argv[6]), n = atoi(argv[7]), k = atoi(argv[8]);
+  g_state = strtoull(argv[9], NULL, 10);
+  const int pa = o.a_format == MMAEMU_S4 || o.a_format == MMAEMU_U4, pb = o.b_format == MMAEMU_S4 || o.b_format == MMAEMU_U4;
+  const int kb = (k + 1) / 2;
+  signed char *A = calloc((size_t)m * k + 1, 1), *B = calloc((size_t)k * n + 1, 1);
+  unsigned char *ap = calloc((size_t)m * k + 1, 1), *bp = calloc((size_t)k * n + 1, 1);
+  int32_t *C = malloc((size_t)m * n * 4 + 4), *D = malloc((size_t)m * n * 4 + 4);
+  for (int l = 0; l < k; ++l)  /* A m x k column-major; packed: byte (l/2)*m + i */
+    for (int i = 0; i < m; ++i) {
+      const int v = random_int(o.a_format);
+      A[l * m + i] = (signed char)v;
+      if (pa) ap[(l / 2) * m + i] |= (unsigned char)((v & 0xF) << (4 * (l & 1)));
+      else ap[l * m + i] = (unsigned char)v;
+    }
+  for (int j = 0; j < n; ++j)  /* B k x n column-major; packed: byte j*kb + l/2 */
+    for (int l = 0; l < k; ++l) {
+      const int v = random_int(o.b_format);
+      B[j * k + l] = (signed char)v;
+      if (pb) bp[j * kb + l / 2] |= (unsigned char)((v & 0xF) << (4 * (l & 1)));
+      else bp[j * k + l] = (unsigned char)v;
+    }
+  for (int i = 0; i < m * n; ++i) {
+    const double r = uniform(0, 4);
+    C[i] = r < 1 ? INT32_MAX - (int32_t)uniform(0, 4096) : r < 2 ? INT32_MIN + (int32_t)uniform(0, 4096)
+                                                               : (int32_t)uniform(-2147483648.0, 2147483647.0);
+    D[i] = C[i];
+  }
+  if (mmaemu_gemm_int(mdl, &o, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, m, n, k, ap, m, bp, pb ? kb : k, 1, D,
+                      m))
+    die("mmaemu_gemm_int");
+  FILE* f = fopen(argv[10], "wb");
+  if (!f) return 2;
+  const int32_t dims[4] = {m, n, k, o.saturate};
+  fwrite(dims, 4, 4, f);
+  fwrite(A, 1, (size_t)m * k, f);
+  fwrite(B, 1, (size_t)k * n, f);
+  fwrite(C, 4, (size_t)m * n, f);
+  fwrite(D, 4, (size_t)m * n, f);
+  return fclose(f) ? 2 : 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const char* mode = argv[1];
   if (!strcmp(mode, "round") && argc == 6) return round_file(argv[2], argv[3], argv[4], argv[5]);
+  if (!strcmp(mode, "int") && argc == 11) return int_gemm(argv);
   if (!strcmp(mode, "toolbox") && argc == 12) {
     mmaemu_model* mdl = model(argv[2]);
     const mmaemu_format in = format(argv[3]), out = format(argv[4]);

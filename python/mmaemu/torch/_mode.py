@@ -217,6 +217,14 @@ class Config:
         return from_numpy(d, dtype)
 
 
+    def int_gemm(self, a, b):
+        """torch._int_mm on the model's integer unit: int8 a (m x k) and b (k x n), int32 D = a @ b, the
+        unit's plain instruction chained along k, wrapping modulo 2^32 (docs/models.md §11): mmaemu.matmul
+        with input="int8"."""
+        return torch.from_numpy(mmaemu.matmul(to_numpy(a), to_numpy(b), self.model, input="int8",
+                                              threads=self.threads))
+
+
 # ---------------------------------------------------------------------------
 # The operations. Each handler gets `g`, the configuration's gemm that also
 # counts the flops of the GEMMs it runs (2 m n k each), and returns the result.
@@ -229,6 +237,10 @@ class Counted:
         self.flops += 2 * a.shape[0] * a.shape[1] * b.shape[1]
         return self.cfg.gemm(a, b, c, alpha, beta)
 
+    def int_mm(self, a, b):
+        self.flops += 2 * a.shape[0] * a.shape[1] * b.shape[1]  # (integer operations)
+        return self.cfg.int_gemm(a, b)
+
 
 def _scalar(v):
     return v.item() if isinstance(v, torch.Tensor) else v
@@ -236,6 +248,13 @@ def _scalar(v):
 
 def _mm(g, a, b):
     return g(a, b)
+
+
+def _int_mm(g, a, b):
+    """torch._int_mm (torch >= 2.1; Debian's 1.13 has none): int8 x int8 -> int32 on the integer unit."""
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"_int_mm: shapes {tuple(a.shape)} and {tuple(b.shape)} do not multiply")
+    return g.int_mm(a, b)
 
 
 def _addmm(g, self, a, b, *, beta=1, alpha=1):
@@ -349,6 +368,11 @@ def _handlers():
             table[inplace.default] = (name, _inplace_form(h))
     table[aten.convolution.default] = ("convolution", _convolution)
     table[aten.convolution_backward.default] = ("convolution_backward", _convolution_backward)
+    int_mm = getattr(aten, "_int_mm", None)  # torch >= 2.1
+    if int_mm is not None:
+        table[int_mm.default] = ("_int_mm", _int_mm)
+        if "out" in int_mm.overloads():
+            table[int_mm.out] = ("_int_mm", _out_form(_int_mm))
     return {op: (name, h, str(op)) for op, (name, h) in table.items()}  # str(op): "aten.mm.default"
 
 
@@ -381,6 +405,21 @@ def _tensors(args, kwargs):
 
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _DTYPE_SET = frozenset(DTYPES)
+
+
+def _unsupported_int(args, kwargs):
+    """Why the tensors of a _int_mm cannot be emulated (int8 CPU tensors), or None."""
+    for t in _tensors(args, kwargs):
+        if type(t) not in _PLAIN:
+            return f"tensor subclass {type(t).__name__}"
+        if not t.is_cpu:
+            return f"device {t.device.type}"
+        if t.layout is not torch.strided:
+            return f"layout {t.layout}"
+    dts = [t.dtype for t in _tensors(args, kwargs)]
+    if dts[:2] != [torch.int8, torch.int8]:
+        return "dtypes " + "/".join(dtype_name(d) for d in dts) + " (the integer unit takes int8 x int8)"
+    return None
 
 
 def _unsupported(args, kwargs):
@@ -424,7 +463,10 @@ class emulate(TorchDispatchMode):
     made inside the block -- aten mm, addmm, bmm, baddbmm, mv, addmv, dot
     (what matmul, linear, einsum, tensordot and attention decompose into)
     and convolution and its backward as im2col GEMMs -- on `model`'s matrix
-    unit, forward and backward; everything else runs natively.
+    unit, forward and backward; and torch._int_mm of int8 tensors (where
+    this torch has it: 2.1 and later; Debian's 1.13 has not) on the model's
+    integer unit, int32 results wrapping modulo 2^32 (mmaemu.matmul with
+    input="int8"); everything else runs natively.
 
     model: a name or mmaemu.Model; None runs the block natively (inside an
     outer block: as mmaemu.emulate(None)).
@@ -501,7 +543,8 @@ class emulate(TorchDispatchMode):
                 self._pass(func, "not emulated")
             return func(*args, **kwargs)
         name, handler, op_name = entry
-        reason = "native block" if self.config is None else _unsupported(args, kwargs)
+        check = _unsupported_int if name == "_int_mm" else _unsupported
+        reason = "native block" if self.config is None else check(args, kwargs)
         if reason is None and self.vector == "native" and name in VECTOR_OPS:
             reason = "vector=native"
         if reason is not None:
