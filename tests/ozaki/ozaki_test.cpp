@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// mmaemu_dgemm_ex (docs/ozaki.md) against the independent implementation of
+// tests/ozaki/reference.h, bits compared: scheme I on the int8 units of H100
+// and A100 (triangle and all pairs), on H100's fp16 unit where its slice
+// products are exact, scheme II on H100's int8 unit; every compiled SIMD
+// target, 1 and 2 threads, both layouts and every transpose; the exactness
+// check (inexact slice products on H100 e4m3, none on the int8 unit); IEEE
+// specials; the refusals and their messages. MMAEMU_TEST_SEED changes the seed.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/hex.h"
+#include "hwy/targets.h"
+#include "mmaemu/mmaemu.h"
+#include "ozaki/reference.h"
+
+using ozaki_ref::Mat;
+
+namespace {
+
+uint64_t seed() {
+  const char* s = std::getenv("MMAEMU_TEST_SEED");
+  return s ? std::strtoull(s, nullptr, 10) : 20250601;
+}
+
+struct Handle {
+  mmaemu_model* h = nullptr;
+  explicit Handle(const char* name) { REQUIRE(mmaemu_model_lookup(name, &h) == MMAEMU_OK); }
+  ~Handle() { mmaemu_model_free(h); }
+};
+
+uint64_t bits(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, 8);
+  return b;
+}
+
+// The papers' test matrices: (rand - 0.5) exp(phi randn).
+Mat draw(std::size_t rows, std::size_t cols, double phi, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<double> g(0.0, 1.0);
+  Mat x{rows, cols, std::vector<double>(rows * cols)};
+  for (double& v : x.v) v = (u(rng) - 0.5) * std::exp(phi * g(rng));
+  return x;
+}
+
+// op(X) stored for CBLAS (layout, trans) with leading dimension ld + pad.
+std::vector<double> store(const Mat& x, bool row_major, bool trans, int& ld, int pad) {
+  const std::size_t sr = trans ? x.cols : x.rows, sc = trans ? x.rows : x.cols;  // stored shape
+  ld = static_cast<int>(row_major ? sc : sr) + pad;
+  std::vector<double> mem(static_cast<std::size_t>(ld) * (row_major ? sr : sc) + 1, -7.0);
+  for (std::size_t i = 0; i < x.rows; ++i)
+    for (std::size_t j = 0; j < x.cols; ++j) {
+      const std::size_t r = trans ? j : i, c = trans ? i : j;
+      mem[row_major ? r * ld + c : c * ld + r] = x.at(i, j);
+    }
+  return mem;
+}
+
+struct Case {
+  const char* model;
+  mmaemu_format input;
+  std::string scheme;
+};
+
+// Runs one product through the C API in a random layout; returns D row-major.
+std::vector<double> run_api(const Case& c, const Mat& A, const Mat& B, int threads, std::mt19937_64& rng,
+                            mmaemu_ozaki_stats* stats = nullptr, bool check = false) {
+  Handle model(c.model);
+  const bool row = rng() & 1, ta = rng() & 1, tb = rng() & 1;
+  int lda, ldb;
+  const std::vector<double> a = store(A, row, ta, lda, static_cast<int>(rng() % 3));
+  const std::vector<double> b = store(B, row, tb, ldb, static_cast<int>(rng() % 3));
+  const std::size_t m = A.rows, n = B.cols;
+  const int ldc = static_cast<int>(row ? n : m) + 1;
+  std::vector<double> C(static_cast<std::size_t>(ldc) * (row ? m : n), 99.0);
+  mmaemu_dgemm_options opt;
+  mmaemu_dgemm_options_init(&opt);
+  opt.scheme = c.scheme.c_str();
+  opt.input = c.input;
+  opt.threads = threads;
+  opt.check = check;
+  const int st = mmaemu_dgemm_ex(model.h, &opt, row ? MMAEMU_ROW_MAJOR : MMAEMU_COL_MAJOR,
+                                 ta ? MMAEMU_TRANS : MMAEMU_NO_TRANS, tb ? MMAEMU_TRANS : MMAEMU_NO_TRANS,
+                                 static_cast<int>(m), static_cast<int>(n), static_cast<int>(A.cols), 1.0, a.data(),
+                                 lda, b.data(), ldb, 0.0, C.data(), ldc, stats);
+  REQUIRE_MESSAGE(st == MMAEMU_OK, mmaemu_last_error());
+  std::vector<double> D(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) D[i * n + j] = C[row ? i * ldc + j : j * ldc + i];
+  return D;
+}
+
+// Element-by-element comparison; prints the first mismatches in hex.
+std::size_t compare(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
+  std::size_t bad = 0;
+  for (std::size_t e = 0; e < got.size(); ++e)
+    if (bits(got[e]) != bits(want[e]) && ++bad <= 3)
+      MESSAGE(what << " seed " << seed() << " element " << e << ": got " << hex(bits(got[e])) << ", reference "
+                   << hex(bits(want[e])));
+  return bad;
+}
+
+// Every compiled SIMD target, 1 and 2 threads: f(target name, threads).
+template <typename F>
+void each_target(F f) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (int threads : {1, 2}) f(std::string(hwy::TargetName(target)), threads);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+}  // namespace
+
+TEST_CASE("scheme I on the int8 units equals the reference, bit for bit") {
+  std::mt19937_64 rng(seed());
+  std::size_t bad = 0, runs = 0;
+  each_target([&](const std::string& target, int threads) {
+    for (const Case& c : {Case{"H100", MMAEMU_S8, "ozaki1:4"}, Case{"A100", MMAEMU_S8, "ozaki1:7"},
+                          Case{"H100", MMAEMU_S8, "ozaki1:3:all"}, Case{"B200", MMAEMU_S8, "ozaki1:9"}}) {
+      const double phi = static_cast<double>(rng() % 5);
+      const std::size_t m = 1 + rng() % 13, n = 1 + rng() % 11, k = 1 + rng() % 90;
+      const Mat A = draw(m, k, phi, rng), B = draw(k, n, phi, rng);
+      const int S = std::stoi(c.scheme.substr(7));
+      const bool all = c.scheme.find(":all") != std::string::npos;
+      bad += compare(target + " " + c.model + " " + c.scheme, run_api(c, A, B, threads, rng),
+                     ozaki_ref::scheme1(A, B, S, 7, all));
+      ++runs;
+    }
+  });
+  MESSAGE(runs << " products");
+  CHECK(bad == 0);
+}
+
+TEST_CASE("scheme I on H100's fp16 unit, where its slice products are exact, equals the reference") {
+  // k <= 64: slices of min(11, floor((24 - 6) / 2)) = 9 bits; sums of
+  // products below 2^24 are exact in the unit's fp32 accumulation.
+  std::mt19937_64 rng(seed() + 1);
+  std::size_t bad = 0;
+  each_target([&](const std::string& target, int threads) {
+    const std::size_t m = 1 + rng() % 9, n = 1 + rng() % 9, k = 33 + rng() % 32;
+    const Mat A = draw(m, k, 1.0, rng), B = draw(k, n, 1.0, rng);
+    mmaemu_ozaki_stats st;
+    bad += compare(target + " H100 fp16 ozaki1:5", run_api({"H100", MMAEMU_FP16, "ozaki1:5"}, A, B, threads, rng, &st, true),
+                   ozaki_ref::scheme1(A, B, 5, 9, false));
+    CHECK(st.checked == 1);
+    CHECK(st.inexact_product_elements == 0);
+  });
+  CHECK(bad == 0);
+}
+
+TEST_CASE("scheme II on the int8 unit equals the exact product of the scaled integers, rounded once") {
+  std::mt19937_64 rng(seed() + 2);
+  std::size_t bad = 0;
+  each_target([&](const std::string& target, int threads) {
+    for (int N : {1, 5, 9, 14}) {
+      const double phi = static_cast<double>(rng() % 5);
+      const std::size_t m = 1 + rng() % 12, n = 1 + rng() % 12, k = 1 + rng() % 100;
+      const Mat A = draw(m, k, phi, rng), B = draw(k, n, phi, rng);
+      const std::string scheme = "ozaki2:" + std::to_string(N);
+      bad += compare(target + " H100 " + scheme, run_api({"H100", MMAEMU_S8, scheme}, A, B, threads, rng),
+                     ozaki_ref::scheme2(A, B, ozaki_ref::moduli_log2(N)));
+    }
+  });
+  CHECK(bad == 0);
+}
