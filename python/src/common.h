@@ -86,6 +86,7 @@ void bind_gemm(py::module_& m);
 void bind_analysis(py::module_& m);
 void bind_scaled(py::module_& m);
 void bind_batch(py::module_& m);
+void bind_ozaki(py::module_& m);
 void bind_distinguish(py::module_& m);  // _mmaemu_internal
 
 }  // namespace mmaemu_py
