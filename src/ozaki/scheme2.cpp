@@ -49,9 +49,22 @@ int line_scale(std::size_t len, int log2_p, At at) {
   return floor_half(log2_p - 1 - x) - e;
 }
 
-// trunc(2^mu v) mod p in [-p/2, p/2): exact (fmod of an integer-valued double).
+// v mod p for an integer-valued double v >= 0, exactly: v itself below
+// 2^62, else v = h 2^s (h its 53-bit significand) and (h mod p)(2^s mod p).
+int64_t mod_of(double v, int64_t p) {
+  if (v < 0x1p62) return static_cast<int64_t>(v) % p;
+  int e = 0;
+  const double f = std::frexp(v, &e);
+  int64_t r = static_cast<int64_t>(std::ldexp(f, 53)) % p;
+  for (int s = e - 53; s > 0; --s) r = r * 2 % p;
+  return r;
+}
+
+// trunc(2^mu x) mod p, as the representative in [-p/2, p/2) (p even) or
+// [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for p <= 256, an int8.
 int residue(double scaled, int p) {
-  double r = std::fmod(scaled, static_cast<double>(p));
+  int64_t r = mod_of(std::fabs(scaled), p);
+  if (scaled < 0) r = -r;
   if (r >= p / 2) r -= p;
   if (r < -(p / 2)) r += p;
   return static_cast<int>(r);
@@ -60,13 +73,15 @@ int residue(double scaled, int p) {
 // The residues of every line of an operand: plane l holds trunc(2^mu x) mod p_l.
 template <typename At>
 void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const std::vector<int>& mu, At at,
-                   Planes& planes) {
-  for (std::size_t r = 0; r < lines; ++r)
+                   Planes& planes, int threads) {
+  const int t = driver::work_threads(threads, lines, k, mod.p.size(), 1 << 16);
+  driver::parallel_for(t, lines, driver::Assign::blocks, [&](std::size_t r) {
     for (std::size_t l = 0; l < k; ++l) {
       const double v = at(r, l);
       const double scaled = std::isfinite(v) ? std::trunc(std::ldexp(v, mu[r])) : 0.0;
       for (std::size_t q = 0; q < mod.p.size(); ++q) planes.set(q, r, l, residue(scaled, mod.p[q]));
     }
+  });
 }
 
 }  // namespace
@@ -81,8 +96,8 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
   for (std::size_t j = 0; j < n; ++j)
     nu[j] = line_scale(k, mod.product_log2, [&](std::size_t l) { return p.b(l, j); });
   Planes A(unit.input, N, m, k), B(unit.input, N, n, k);
-  residue_lines(m, k, mod, mu, [&](std::size_t i, std::size_t l) { return p.a(i, l); }, A);
-  residue_lines(n, k, mod, nu, [&](std::size_t j, std::size_t l) { return p.b(l, j); }, B);
+  residue_lines(m, k, mod, mu, [&](std::size_t i, std::size_t l) { return p.a(i, l); }, A, opt.threads);
+  residue_lines(n, k, mod, nu, [&](std::size_t j, std::size_t l) { return p.b(l, j); }, B, opt.threads);
 
   // Residues |r| <= 128: products <= 2^14, int32 sums exact over a chunk.
   const std::vector<Chunk> chunks = chunks_of(k, integer_chunk(128));
