@@ -17,8 +17,12 @@ function D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model, accum
 %   (E4M3FNUZ), bf8 (E5M2FNUZ), fp32, fp64. outformat: fp32 ('single',
 %   'binary32'), fp16, fp64. model: 'H100', 'MI300X', 'sm_90', 'custom:...',
 %   'B200@mma.sync', ... (mmaemu models lists them). C may be [] or 0 (zeros).
+%   D = mmaemu_gemm(alpha, A, B, beta, C, unit, 'fp64', model, scheme)
+%   fp64 emulated by an Ozaki scheme (docs/ozaki.md): scheme 'ozaki1:S',
+%   'ozaki1:S:all' or 'ozaki2:N' on the unit 'int8' ('int4'; scheme I also
+%   'fp16', 'bf16', 'tf32', 'e4m3', ...); D = alpha*A*B + beta*C in fp64.
 if nargin < 8
-  error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])');
+  error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate or scheme])');
 end
 if nargin < 9
   D = mmaemu_mex('gemm', alpha, A, B, beta, C, informat, outformat, model);
