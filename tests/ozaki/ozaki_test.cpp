@@ -337,3 +337,22 @@ TEST_CASE("a float unit's schedule is the GEMM's: splitk on H100 fp16 keeps exac
   CHECK(st.inexact_product_elements == 0);
   CHECK(compare("H100 fp16 splitk:2", C, ozaki_ref::scheme1(A, B, 5, 9, false)) == 0);
 }
+
+TEST_CASE("extreme exponents, zero lines and subnormals equal the reference") {
+  std::mt19937_64 rng(seed() + 8);
+  Mat A = draw(6, 30, 1.0, rng), B = draw(30, 5, 1.0, rng);
+  for (std::size_t l = 0; l < 30; ++l) {
+    A.v[0 * 30 + l] = std::ldexp(A.v[0 * 30 + l], 900);   // huge row
+    A.v[1 * 30 + l] = std::ldexp(A.v[1 * 30 + l], -1000);  // tiny row, some subnormal
+    A.v[2 * 30 + l] = 0.0;                                 // zero row
+    B.v[l * 5 + 1] = std::ldexp(B.v[l * 5 + 1], -60);
+  }
+  A.v[3 * 30 + 4] = 0x1p-1074;  // one subnormal among normal numbers
+  std::size_t bad = 0;
+  mmaemu_ozaki_stats st{};
+  bad += compare("extreme ozaki1:9", run_plain("H100", MMAEMU_S8, "ozaki1:9", A, B, st),
+                 ozaki_ref::scheme1(A, B, 9, 7, false));
+  bad += compare("extreme ozaki2:14", run_plain("H100", MMAEMU_S8, "ozaki2:14", A, B, st),
+                 ozaki_ref::scheme2(A, B, ozaki_ref::moduli_log2(14)));
+  CHECK(bad == 0);
+}
