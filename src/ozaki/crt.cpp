@@ -46,24 +46,31 @@ int bit_length(const Wide& x) {
   return 0;
 }
 
-bool bit(const Wide& x, int b) { return (x.limb[b / 64] >> (b % 64)) & 1; }
-
-// Bits [lo, lo + 53) of x as an integer (lo >= 0).
+// The 64 bits of x from bit lo up (lo >= 0; bits beyond 192 are zero).
 uint64_t bits_from(const Wide& x, int lo) {
-  uint64_t v = 0;
-  for (int b = 52; b >= 0; --b) v = (v << 1) | (lo + b < 192 && bit(x, lo + b));
-  return v;
+  const int limb = lo / 64, shift = lo % 64;
+  const uint64_t low = limb < 3 ? x.limb[limb] : 0, high = limb + 1 < 3 ? x.limb[limb + 1] : 0;
+  return shift == 0 ? low : (low >> shift) | (high << (64 - shift));
 }
 
-// x rounded to fp64, to nearest, ties to even.
+// Whether any of the bits of x below bit `count` is set.
+bool any_below(const Wide& x, int count) {
+  for (int limb = 0; limb < 3 && count > 0; ++limb, count -= 64) {
+    const uint64_t mask = count >= 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1;
+    if (x.limb[limb] & mask) return true;
+  }
+  return false;
+}
+
+// x rounded to fp64, to nearest, ties to even: its top 53 bits, the next
+// (half) bit and whether any lower bit is set (sticky).
 double to_double(const Wide& x) {
   const int len = bit_length(x);
   if (len <= 53) return static_cast<double>(x.limb[0]);
   const int shift = len - 53;
-  uint64_t top = bits_from(x, shift);
-  const bool half = bit(x, shift - 1);
-  bool sticky = false;
-  for (int b = 0; b < shift - 1 && !sticky; ++b) sticky = bit(x, b);
+  uint64_t top = bits_from(x, shift) & ((uint64_t{1} << 53) - 1);
+  const bool half = (bits_from(x, shift - 1) & 1) != 0;
+  const bool sticky = any_below(x, shift - 1);
   if (half && (sticky || (top & 1))) ++top;  // 2^53 is exact
   return std::ldexp(static_cast<double>(top), shift);
 }
@@ -113,13 +120,13 @@ double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride)
   const std::size_t n = m.p.size();
   int digit[20];
   // Garner: x = v_1 + p_1 (v_2 + p_2 (v_3 + ...)), 0 <= v_l < p_l.
-  for (std::size_t l = 0; l < n; ++l) {
-    const int64_t pl = m.p[l];
-    int64_t known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
-    for (std::size_t j = 0; j < l; ++j) known += static_cast<int64_t>(digit[j]) * m.radix[l][j];
-    const int64_t r = residues[l * stride];
-    const int64_t diff = ((r - known) % pl + pl) % pl;
-    digit[l] = static_cast<int>(diff * m.inverse[l] % pl);
+  for (std::size_t l = 0; l < n; ++l) {  // 32-bit: every term below 2^16, sums below 2^21
+    const int pl = m.p[l];
+    int known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
+    for (std::size_t j = 0; j < l; ++j) known += digit[j] * m.radix[l][j];
+    int diff = residues[l * stride] - known % pl;
+    if (diff < 0) diff += pl;
+    digit[l] = diff * m.inverse[l] % pl;
   }
   Wide x;  // Horner from the top digit: x = x p_l + v_l
   for (std::size_t l = n; l-- > 0;) mul_add(x, static_cast<uint64_t>(m.p[l]), static_cast<uint64_t>(digit[l]));

@@ -105,14 +105,19 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
   std::vector<uint8_t> res(N * m * n, 0);  // (A'B' mod p_l) in [0, p_l), element-major
   std::vector<uint8_t> bad(opt.check ? m * n : 0), out_bad(opt.check ? m * n : 0);
   for (std::size_t q = 0; q < N; ++q) {
-    const int64_t pq = mod.p[q];
+    const int pq = mod.p[q];
     std::fill(bad.begin(), bad.end(), 0);
     for (const Chunk& c : chunks) {
       up.run(A, q, B, q, c);
-      for (std::size_t e = 0; e < m * n; ++e) {
-        const int64_t v = static_cast<int64_t>(up.value(e));
-        res[e * N + q] = static_cast<uint8_t>(((res[e * N + q] + v % pq) % pq + pq) % pq);
-      }
+      const int t = driver::work_threads(opt.threads, m, n, 1, 1 << 16);
+      driver::parallel_for(t, m, driver::Assign::blocks, [&](std::size_t i) {
+        for (std::size_t e = i * n; e < (i + 1) * n; ++e) {
+          int r = res[e * N + q] + static_cast<int32_t>(up.value(e)) % pq;  // in (-pq, 2 pq)
+          if (r < 0) r += pq;
+          if (r >= pq) r -= pq;
+          res[e * N + q] = static_cast<uint8_t>(r);
+        }
+      });
       if (opt.check)
         for (std::size_t e = 0; e < m * n; ++e) bad[e] |= !up.exact(e);
     }
