@@ -7,6 +7,7 @@
 //                [--repeat R] [--schedule S] [--validate DIR[,DIR...]]
 //                [--mmaemu PATH] [--busy P | --load] [--callers C]
 //   mmaemu-bench --batch [--model M] [--threads T[,T...]] [--repeat R]
+//   mmaemu-bench --dgemm S[,S...] [--model M] [--input F] [--n N,...] [--threads T,...] [--repeat R]
 // Everything is timed through the public C API (include/mmaemu/mmaemu.h)
 // of the shared library, so the same program can time an installed one.
 // --output: the unit's output format (fp16: the fp16 -> fp16 rows; A, B
@@ -14,6 +15,9 @@
 // (repeatable), OpenBLAS timed on the same shape; either replaces the
 // default list (squares n = 64 ... 4096, m = 16 skinny, 10 x 10^6 x 10).
 // --batch: the batched instructions (mmaemu_dot_batch), dot/s per core.
+// --dgemm: fp64 by Ozaki schemes (ozaki2:14, ozaki1:7, ...; docs/ozaki.md) on
+// the unit --input names (int8 default) of --model (H100 default), time as a
+// ratio to OpenBLAS dgemm (n default 256, 512, 1024, 2048).
 // --validate: `mmaemu validate` throughput on data sets (text or .npy,
 // mmaemu validate --convert), samples/s per thread count: the mmaemu
 // command (--mmaemu PATH; default the one built beside this program) run
@@ -62,6 +66,7 @@
 
 #include "mmaemu/mmaemu.h"
 #include "batch_rows.h"
+#include "dgemm_rows.h"
 
 extern "C" void openblas_set_num_threads(int);
 extern "C" char* openblas_get_corename(void);
@@ -461,6 +466,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> validate_roots;
   std::string cli = MMAEMU_BENCH_CLI;
   bool batch = false;
+  std::vector<std::string> dgemm_schemes;  // --dgemm
   int repeat = 0, busy = 0, callers = 1;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
@@ -482,6 +488,10 @@ int main(int argc, char** argv) {
     else if (arg("--callers")) callers = std::atoi(argv[++i]);
     else if (arg("--mmaemu")) cli = argv[++i];
     else if (std::strcmp(argv[i], "--batch") == 0) batch = true;
+    else if (arg("--dgemm")) {
+      std::stringstream ss(argv[++i]);
+      for (std::string s; std::getline(ss, s, ',');) dgemm_schemes.push_back(s);
+    }
     else if (arg("--validate")) {
       std::stringstream ss(argv[++i]);
       for (std::string dir; std::getline(ss, dir, ',');) validate_roots.push_back(dir);
@@ -489,11 +499,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: mmaemu-bench [--model M] [--input F] [--output F] [--n N,...] [--shape M,N,K]... "
                    "[--threads T,...] [--csv FILE] [--repeat R] [--schedule S] [--validate DIR,...] [--mmaemu PATH] "
-                   "[--busy P | --load] [--callers C] | --batch\n");
+                   "[--busy P | --load] [--callers C] | --batch | --dgemm SCHEMES\n");
       return 2;
     }
   }
   if (batch) return batch_throughput(threads, repeat > 0 ? repeat : 5, only_model);
+  if (!dgemm_schemes.empty()) {
+    std::vector<int> sizes;
+    for (const Shape& s : shapes) sizes.push_back(s.m);
+    if (sizes.empty()) sizes = {256, 512, 1024, 2048};
+    return dgemm_rows(dgemm_schemes, only_model.empty() ? "H100" : only_model,
+                      only_input.empty() ? "int8" : only_input, sizes, threads, repeat > 0 ? repeat : 1);
+  }
   const bool sizes_given = !shapes.empty();
   if (!sizes_given) shapes = kDefaultShapes;
   mmaemu_format out_fmt = MMAEMU_FP32;

@@ -24,7 +24,7 @@ namespace mmaemu::shim {
 
 // ---- The setting (runtime_config.cpp, runtime_select.cpp, runtime_switch.cpp)
 // One setting comes from the environment (MMA_MODEL, MMA_INPUT_FORMAT,
-// MMA_ACCUMULATE, MMA_DGEMM, MMA_GEMV, MMA_SCHEDULE, MMA_VERBOSE);
+// MMA_ACCUMULATE, MMA_DGEMM, MMA_OZAKI_CHECK, MMA_GEMV, MMA_SCHEDULE, MMA_VERBOSE);
 // mmaemu_shim_set() replaces it at run time. A setting is immutable once
 // published and never freed, so a BLAS call keeps the one it started with.
 
@@ -34,7 +34,10 @@ struct Config {
   std::string policy;             // sgemm / ssyrk input policy
   bool block_scaled = false;      // policy is mxfp8, ..., nvfp4
   mmaemu_gemm_options options{};
-  bool emulate_dgemm = false;     // MMA_DGEMM=model
+  bool emulate_dgemm = false;     // MMA_DGEMM=model or an Ozaki scheme
+  std::string dgemm_scheme;       // MMA_DGEMM=ozaki1:S[:all] | ozaki2:N ("": the fp64 unit or native)
+  mmaemu_format ozaki_input = MMAEMU_S8;  // the scheme's unit (MMA_INPUT_FORMAT's format; int8 unset)
+  bool ozaki_check = false;       // MMA_OZAKI_CHECK=1: the exactness check
   bool gemv_on_model = false;     // MMA_GEMV=model
   bool verbose = false;
   std::string schedule;           // MMA_SCHEDULE (options.schedule points here, or null)
@@ -48,6 +51,10 @@ const Config& env_config();
 /// error, prefixed by the names the user set them with.
 std::string select(Config& cfg, const std::string& name, const std::string& policy, const char* model_var,
                    const char* policy_var);
+
+/// The schedule an Ozaki scheme's unit reads (a floating-point unit's
+/// MMA_SCHEDULE; null for an integer unit).
+const char* ozaki_schedule_of(const Config& cfg);
 
 /// One line naming a setting: "model H100, sgemm input fp16, gpu-blas, dgemm native"
 /// (runtime_select.cpp).
@@ -144,6 +151,9 @@ void report_switch(const Config& next);
 /// MMA_VERBOSE at exit: the calls under the setting in force, the gemv
 /// calls, the forwarded routines.
 void print_report();
+/// MMA_VERBOSE with MMA_OZAKI_CHECK=1: prints one dgemm call's exactness
+/// counts and adds them to the totals the report prints.
+void report_ozaki(int m, int n, int k, const mmaemu_ozaki_stats& stats);
 
 /// Runs f, counting it as one call of `routine` with its time.
 template <class F>

@@ -54,11 +54,31 @@ bool read_native_or_model(const char* var) {
   return true;
 }
 
+// MMA_DGEMM: native, model, or an Ozaki scheme (ozaki1:S, ozaki1:S:all,
+// ozaki2:N; checked with its unit in select()); MMA_OZAKI_CHECK=0|1.
+void read_dgemm(Config& cfg) {
+  const char* v = std::getenv("MMA_DGEMM");
+  if (v && std::strncmp(v, "ozaki", 5) == 0) {
+    cfg.dgemm_scheme = v;
+    cfg.emulate_dgemm = true;
+  } else if (v && *v && std::strcmp(v, "native") != 0 && std::strcmp(v, "model") != 0) {
+    config_error(std::string("MMA_DGEMM='") + v + "' (valid: native, model, ozaki1:S, ozaki1:S:all, ozaki2:N)");
+  } else {
+    cfg.emulate_dgemm = read_native_or_model("MMA_DGEMM");
+  }
+  const char* c = std::getenv("MMA_OZAKI_CHECK");
+  if (c && *c && std::strcmp(c, "0") != 0 && std::strcmp(c, "1") != 0)
+    config_error(std::string("MMA_OZAKI_CHECK='") + c + "' (valid: 0, 1)");
+  cfg.ozaki_check = c && std::strcmp(c, "1") == 0;
+  if (cfg.ozaki_check && cfg.dgemm_scheme.empty())
+    config_error("MMA_OZAKI_CHECK=1 checks an Ozaki scheme's products: set MMA_DGEMM=ozaki1:S or ozaki2:N");
+}
+
 void read_environment(Config& cfg) {
   read_verbose(cfg);
   mmaemu_gemm_options_init(&cfg.options);
   read_accumulate(cfg);
-  cfg.emulate_dgemm = read_native_or_model("MMA_DGEMM");
+  read_dgemm(cfg);
   cfg.gemv_on_model = read_native_or_model("MMA_GEMV");
   if (const char* sched = std::getenv("MMA_SCHEDULE"); sched && *sched) cfg.schedule = sched;
   cfg.options.schedule = cfg.schedule.empty() ? nullptr : cfg.schedule.c_str();

@@ -3,7 +3,8 @@
 // API's mmaemu_gemm with the setting's options, typed for sgemm, dgemm or
 // sbgemm, or under a block-scaled policy mmaemu_sgemm_block_scaled_acc, which
 // quantises op(A)'s rows and op(B)'s columns and runs the block-scaled unit
-// (docs/block-scaled.md).
+// (docs/block-scaled.md); dgemm under MMA_DGEMM=ozaki... mmaemu_dgemm_ex
+// (docs/ozaki.md).
 #include "runtime.h"
 
 namespace mmaemu::shim {
@@ -30,7 +31,19 @@ void model_gemm(const char* name, Gemm kind, char ta, char tb, int m, int n, int
                 int lda, const void* B, int ldb, double beta, void* C, int ldc) {
   const Config& cfg = config();
   int status;
-  if (kind == Gemm::s && cfg.block_scaled) {
+  if (kind == Gemm::d && !cfg.dgemm_scheme.empty()) {
+    mmaemu_dgemm_options opt;
+    mmaemu_dgemm_options_init(&opt);
+    opt.scheme = cfg.dgemm_scheme.c_str();
+    opt.input = cfg.ozaki_input;
+    opt.schedule = ozaki_schedule_of(cfg);
+    opt.check = cfg.ozaki_check;
+    mmaemu_ozaki_stats stats;
+    status = mmaemu_dgemm_ex(cfg.model, &opt, MMAEMU_COL_MAJOR, op(ta), op(tb), m, n, k, alpha,
+                             static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb, beta,
+                             static_cast<double*>(C), ldc, &stats);
+    if (status == MMAEMU_OK && cfg.verbose && cfg.ozaki_check) report_ozaki(m, n, k, stats);
+  } else if (kind == Gemm::s && cfg.block_scaled) {
     status = mmaemu_sgemm_block_scaled_acc(cfg.model, cfg.policy.c_str(), cfg.options.accumulate, MMAEMU_COL_MAJOR,
                                            op(ta), op(tb), m, n, k, static_cast<float>(alpha),
                                            static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb,

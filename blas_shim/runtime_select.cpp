@@ -73,7 +73,8 @@ std::string select_policy(Config& cfg, const char* policy_var) {
 // the fp64 one under MMA_DGEMM=model, by a GEMM of size zero.
 std::string check_schedule(const Config& cfg) {
   mmaemu_gemm_options opt = cfg.options;
-  for (int pass = 0; cfg.options.schedule && pass < (cfg.emulate_dgemm ? 2 : 1); ++pass) {
+  const bool fp64_unit = cfg.emulate_dgemm && cfg.dgemm_scheme.empty();
+  for (int pass = 0; cfg.options.schedule && pass < (fp64_unit ? 2 : 1); ++pass) {
     if (pass == 1) opt.a_storage = opt.b_storage = opt.c_storage = opt.input = opt.output = MMAEMU_FP64;
     if (mmaemu_gemm(cfg.model, &opt, MMAEMU_ROW_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0, nullptr, 1,
                     nullptr, 1, 0.0, nullptr, 1) != MMAEMU_OK)
@@ -82,29 +83,81 @@ std::string check_schedule(const Config& cfg) {
   return "";
 }
 
+// The schedule an Ozaki scheme's unit reads: a floating-point unit's GEMM
+// schedule; an integer unit's sums are exact, MMA_SCHEDULE is sgemm's there.
+const char* ozaki_schedule(const Config& cfg) {
+  const bool integer = cfg.ozaki_input == MMAEMU_S8 || cfg.ozaki_input == MMAEMU_S4 ||
+                       cfg.ozaki_input == MMAEMU_U8 || cfg.ozaki_input == MMAEMU_U4;
+  return integer ? nullptr : cfg.options.schedule;
+}
+
+// MMA_DGEMM=ozaki...: the unit is MMA_INPUT_FORMAT's format (its rounding
+// suffix aside; int8 when unset). An integer format is no sgemm policy:
+// sgemm then runs the model's default policy. The scheme and unit are
+// checked by a dgemm of size zero.
+std::string select_ozaki(Config& cfg, const std::string& policy, const char* policy_var) {
+  const std::string format = policy.substr(0, policy.find(':'));
+  cfg.ozaki_input = MMAEMU_S8;
+  if (!format.empty() && mmaemu_format_parse(format.c_str(), &cfg.ozaki_input) != MMAEMU_OK)
+    return std::string(policy_var) + "=" + policy + " (MMA_DGEMM=" + cfg.dgemm_scheme + "): " + mmaemu_last_error();
+  mmaemu_dgemm_options opt;
+  mmaemu_dgemm_options_init(&opt);
+  opt.scheme = cfg.dgemm_scheme.c_str();
+  opt.input = cfg.ozaki_input;
+  opt.schedule = ozaki_schedule(cfg);
+  if (mmaemu_dgemm_ex(cfg.model, &opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, 0, 0, 0, 1.0, nullptr, 1,
+                      nullptr, 1, 0.0, nullptr, 1, nullptr) != MMAEMU_OK)
+    return "MMA_DGEMM=" + cfg.dgemm_scheme + " with " + policy_var + "=" + mmaemu_format_name(cfg.ozaki_input) +
+           " on " + mmaemu_model_name(cfg.model) + ": " + mmaemu_last_error();
+  return "";
+}
+
+bool is_integer_format(const std::string& policy) {
+  mmaemu_format f;
+  const std::string format = policy.substr(0, policy.find(':'));
+  return mmaemu_format_parse(format.c_str(), &f) == MMAEMU_OK &&
+         (f == MMAEMU_S8 || f == MMAEMU_U8 || f == MMAEMU_S4 || f == MMAEMU_U4 || f == MMAEMU_S32);
+}
+
 }  // namespace
+
+const char* ozaki_schedule_of(const Config& cfg) { return ozaki_schedule(cfg); }
 
 std::string select(Config& cfg, const std::string& name, const std::string& policy, const char* model_var,
                    const char* policy_var) {
   cfg.model_name = name;
   if (name.empty()) return "";
   if (mmaemu_model_lookup(name.c_str(), &cfg.model) != MMAEMU_OK) return std::string(model_var) + ": " + mmaemu_last_error();
-  cfg.policy = policy.empty() ? mmaemu_default_policy(cfg.model) : policy;
+  if (!cfg.dgemm_scheme.empty())
+    if (std::string error = select_ozaki(cfg, policy, policy_var); !error.empty()) return error;
+  const bool sgemm_default = policy.empty() || (!cfg.dgemm_scheme.empty() && is_integer_format(policy));
+  cfg.policy = sgemm_default ? mmaemu_default_policy(cfg.model) : policy;
   cfg.block_scaled = false;
   const std::string error =
       is_block_scaled_policy(cfg.policy) ? select_block_scaled(cfg, policy_var) : select_policy(cfg, policy_var);
   if (!error.empty()) return error;
   int m, n, k;
-  if (cfg.emulate_dgemm && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
+  if (cfg.emulate_dgemm && cfg.dgemm_scheme.empty() && mmaemu_tile_shape(cfg.model, MMAEMU_FP64, MMAEMU_FP64, &m, &n, &k) != MMAEMU_OK)
     return std::string("MMA_DGEMM=model: ") + mmaemu_last_error();
   return check_schedule(cfg);
 }
 
+namespace {
+
+// "native", "model", or "ozaki2:14 on int8 (exactness check)".
+std::string dgemm_name(const Config& cfg) {
+  if (!cfg.dgemm_scheme.empty())
+    return cfg.dgemm_scheme + " on " + mmaemu_format_name(cfg.ozaki_input) +
+           (cfg.ozaki_check ? " (exactness check)" : "");
+  return cfg.emulate_dgemm ? "model" : "native";
+}
+
+}  // namespace
+
 std::string describe(const Config& cfg) {
   if (!cfg.model) return "no model (every BLAS call goes to the system BLAS)";
   return std::string("model ") + mmaemu_model_name(cfg.model) + ", sgemm input " + cfg.policy + ", " +
-         mmaemu_accumulate_name(cfg.options.accumulate) + ", dgemm " +
-         (cfg.emulate_dgemm ? "model" : "native") + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
+         mmaemu_accumulate_name(cfg.options.accumulate) + ", dgemm " + dgemm_name(cfg) + (cfg.schedule.empty() ? "" : ", schedule " + cfg.schedule);
 }
 
 }  // namespace mmaemu::shim

@@ -89,7 +89,35 @@ void report_calls() {
   }
 }
 
+// MMA_OZAKI_CHECK=1: the exactness counts over every checked dgemm call.
+std::atomic<unsigned long long> g_ozaki_calls{0}, g_ozaki_elements{0}, g_ozaki_inexact{0}, g_ozaki_outputs{0},
+    g_ozaki_bad_outputs{0};
+
+void print_ozaki() {
+  if (!g_ozaki_calls) return;
+  const unsigned long long y = g_ozaki_elements, x = y - g_ozaki_inexact;
+  std::fprintf(stderr,
+               "libmmaemu: ozaki: %llu dgemm calls checked, slice products exact: %llu of %llu; inexact output "
+               "elements: %llu of %llu\n",
+               g_ozaki_calls.load(), x, y, g_ozaki_bad_outputs.load(), g_ozaki_outputs.load());
+}
+
 }  // namespace
+
+void report_ozaki(int m, int n, int k, const mmaemu_ozaki_stats& stats) {
+  const unsigned long long y = stats.product_elements, x = y - stats.inexact_product_elements;
+  const unsigned long long outputs = static_cast<unsigned long long>(m) * static_cast<unsigned long long>(n);
+  std::fprintf(stderr,
+               "libmmaemu: dgemm %dx%dx%d: slice products exact: %llu of %llu (%llu products; inexact output "
+               "elements: %llu of %llu)\n",
+               m, n, k, x, y, static_cast<unsigned long long>(stats.products),
+               static_cast<unsigned long long>(stats.inexact_outputs), outputs);
+  g_ozaki_calls += 1;
+  g_ozaki_elements += y;
+  g_ozaki_inexact += stats.inexact_product_elements;
+  g_ozaki_outputs += stats.checked ? outputs : 0;
+  g_ozaki_bad_outputs += stats.inexact_outputs;
+}
 
 void count_emulated(Emulated routine, double flops, double seconds) {
   Counter& c = g_table[static_cast<int>(routine)];
@@ -120,6 +148,7 @@ void report_switch(const Config& next) {
 
 void print_report() {
   report_calls();
+  print_ozaki();
   print_emulated(Part::gemv);
   print_forwarded();
 }

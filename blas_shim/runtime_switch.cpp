@@ -36,6 +36,8 @@ int make_setting(const std::string& name, const std::string& policy, std::unique
   auto cfg = std::make_unique<Config>();
   cfg->verbose = env.verbose;
   cfg->emulate_dgemm = env.emulate_dgemm;
+  cfg->dgemm_scheme = env.dgemm_scheme;
+  cfg->ozaki_check = env.ozaki_check;
   cfg->gemv_on_model = env.gemv_on_model;
   mmaemu_gemm_options_init(&cfg->options);
   cfg->options.accumulate = env.options.accumulate;

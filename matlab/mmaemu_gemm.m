@@ -27,8 +27,13 @@ function D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model, accum
 %   of the unit's instructions along k, each wrapping modulo 2^32 (overflow
 %   'wrap', the default) or clamping to the int32 range ('satfinite', the
 %   .satfinite variant; refused where the unit has none, as on AMD's).
+%
+%   D = mmaemu_gemm(alpha, A, B, beta, C, unit, 'fp64', model, scheme)
+%   fp64 emulated by an Ozaki scheme (docs/ozaki.md): scheme 'ozaki1:S',
+%   'ozaki1:S:all' or 'ozaki2:N' on the unit 'int8' ('int4'; scheme I also
+%   'fp16', 'bf16', 'tf32', 'e4m3', ...); D = alpha*A*B + beta*C in fp64.
 if nargin < 8
-  error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])');
+  error('mmaemu:nargin', 'usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate, overflow or scheme])');
 end
 if nargin < 9
   D = mmaemu_mex('gemm', alpha, A, B, beta, C, informat, outformat, model);

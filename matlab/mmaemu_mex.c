@@ -251,18 +251,47 @@ static mxArray* cmd_gemm_int(int nrhs, const mxArray* prhs[], mmaemu_format fa, 
   return D;
 }
 
-/* 'gemm', alpha, A, B, beta, C, informat, outformat, model[, accumulate] */
+/* 'gemm' with an Ozaki scheme as its last argument (docs/ozaki.md): fp64
+   D = alpha*A*B + beta*C by mmaemu_dgemm_ex on the unit `informat` names
+   (int8, int4, or for scheme I fp16, bf16, tf32, e4m3, ...); outformat fp64. */
+static mxArray* run_ozaki(const mxArray* prhs[], const char* scheme, double alpha, const double* A, const double* B,
+                          double beta, const char* fname) {
+  mmaemu_dgemm_options opt;
+  mmaemu_dgemm_options_init(&opt);
+  opt.scheme = scheme;
+  opt.input = format_arg(prhs[5], fname, "informat (the scheme's unit)");
+  if (format_arg(prhs[6], fname, "outformat") != MMAEMU_FP64)
+    fail("mmaemu:format", "%s: outformat: an Ozaki scheme (%s) computes fp64: 'fp64'", fname, scheme);
+  const size_t m = mxGetM(prhs[1]), k = mxGetN(prhs[1]), n = mxGetN(prhs[2]);
+  double* C = c_operand(prhs[4], m, n, fname);
+  mmaemu_model* model = model_arg(prhs[7], fname);
+  const int st = mmaemu_dgemm_ex(model, &opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, (int)m, (int)n,
+                                 (int)k, alpha, A, m ? (int)m : 1, B, k ? (int)k : 1, beta, C, m ? (int)m : 1, NULL);
+  mmaemu_model_free(model);
+  if (st != MMAEMU_OK) fail(st == MMAEMU_ERR_UNSUPPORTED ? "mmaemu:unsupported" : "mmaemu:gemm", "%s: %s", fname,
+                            mmaemu_last_error());
+  mxArray* D = mxCreateDoubleMatrix(m, n, mxREAL);
+  if (m > 0 && n > 0) memcpy(mxGetPr(D), C, m * n * sizeof(double));
+  mxFree(C);
+  return D;
+}
+
+/* 'gemm', alpha, A, B, beta, C, informat, outformat, model[, accumulate or scheme] */
 static mxArray* cmd_gemm(int nrhs, const mxArray* prhs[]) {
   const char* fname = "mmaemu_gemm";
   if (nrhs != 8 && nrhs != 9)
-    fail("mmaemu:nargin", "usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model[, accumulate])");
-  char in[64];
+    fail("mmaemu:nargin", "usage: D = mmaemu_gemm(alpha, A, B, beta, C, informat, outformat, model"
+                         "[, accumulate, overflow or scheme])");
+  char in[64], last[64] = "";
   string_arg(prhs[5], fname, "informat", in, sizeof in);
+  if (nrhs == 9) string_arg(prhs[8], fname, "accumulate, overflow or scheme", last, sizeof last);
+  const int ozaki = !strncmp(last, "ozaki", 5); /* fp64 by an Ozaki scheme on the unit informat names */
   mmaemu_format fa = MMAEMU_S8, fb = MMAEMU_S8;
-  if (int_formats(in, &fa, &fb, fname)) return cmd_gemm_int(nrhs, prhs, fa, fb, fname);
+  if (!ozaki && int_formats(in, &fa, &fb, fname)) return cmd_gemm_int(nrhs, prhs, fa, fb, fname);
   const double alpha = scalar_arg(prhs[0], fname, "alpha"), beta = scalar_arg(prhs[3], fname, "beta");
   const double *A = matrix_arg(prhs[1], fname, "A"), *B = matrix_arg(prhs[2], fname, "B");
   check_sizes(prhs[1], prhs[2], fname);
+  if (ozaki) return run_ozaki(prhs, last, alpha, A, B, beta, fname);
   mmaemu_gemm_options opt;
   mmaemu_gemm_options_init(&opt);
   mmaemu_format in_fmt;

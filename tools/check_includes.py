@@ -3,8 +3,8 @@
 """The include rules of the source tree (docs/building.md, "Layers").
 
 1. Inside src/, a file includes only its own layer or a lower one:
-   formats < models < {ref, kernels} < driver < api < {validate, probe}
-   < experiments < cli. Siblings ({ref, kernels}, {validate, probe}) do not
+   formats < models < {ref, kernels} < driver < ozaki < api
+   < {validate, probe} < experiments < cli. Siblings ({ref, kernels}, {validate, probe}) do not
    include each other.
 2. python/, bench/ and blas_shim/ include src/ internals only through the
    internal C++ target mmaemu_internal: a file that does so is listed in
@@ -19,8 +19,8 @@ import re
 import sys
 
 LAYERS = {
-    "formats": 0, "models": 1, "ref": 2, "kernels": 2, "driver": 3, "api": 4,
-    "validate": 5, "probe": 5, "experiments": 6, "cli": 7,
+    "formats": 0, "models": 1, "ref": 2, "kernels": 2, "driver": 3, "ozaki": 4, "api": 5,
+    "validate": 6, "probe": 6, "experiments": 7, "cli": 8,
 }
 TOOL_DIRS = ("python", "bench", "blas_shim")
 

@@ -317,6 +317,61 @@ MMAEMU_API int mmaemu_gemm_int(const mmaemu_model* model, const mmaemu_gemm_int_
                                mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, const void* A,
                                int lda, const void* B, int ldb, int beta, int32_t* C, int ldc);
 
+/** Options of mmaemu_dgemm_ex: fp64 GEMM emulated by an Ozaki scheme on a
+ *  unit of the model (docs/ozaki.md). Initialise with
+ *  mmaemu_dgemm_options_init(). */
+typedef struct mmaemu_dgemm_options {
+  /** "ozaki1:S" (scheme I, S = 1..40 slices, the S(S+1)/2 slice products),
+   *  "ozaki1:S:all" (all S^2 slice products) or "ozaki2:N" (scheme II,
+   *  N = 1..20 moduli, the int8 unit); case-insensitive. */
+  const char* scheme;
+  /** The unit: MMAEMU_S8 (default; the integer unit s8 x s8 -> s32),
+   *  MMAEMU_S4 (scheme I with S >= 18), or a floating-point unit input ->
+   *  fp32 for scheme I: MMAEMU_FP16, BF16, TF32, E4M3, E5M2, E4M3FNUZ,
+   *  E5M2FNUZ. Read as an int and checked. */
+  mmaemu_format input;
+  /** A floating-point unit's GEMM schedule (as mmaemu_gemm_options.schedule;
+   *  NULL, "" or "chain": one accumulator along each k chunk); an integer
+   *  unit takes the chain only. */
+  const char* schedule;
+  int threads; /**< 0: MMA_NUM_THREADS, then OMP_NUM_THREADS, then all cores */
+  /** 1: the exactness check: every slice or modular product is also
+   *  computed in exact integer arithmetic and compared (mmaemu_ozaki_stats);
+   *  the result is the same. 0 (default): no check. */
+  int check;
+} mmaemu_dgemm_options;
+
+/** What the exactness check found over one call (docs/ozaki.md). */
+typedef struct mmaemu_ozaki_stats {
+  uint64_t products;                 /**< slice (scheme I) or modular (scheme II) products run */
+  uint64_t product_elements;         /**< products x m x n, when checked */
+  uint64_t inexact_product_elements; /**< of those, the elements the unit did not compute exactly */
+  uint64_t inexact_outputs;          /**< output elements with at least one inexact product */
+  int checked;                       /**< 1 when the check ran */
+} mmaemu_ozaki_stats;
+
+/** Defaults: scheme NULL (must be set), MMAEMU_S8, the chain, threads 0, no check. */
+MMAEMU_API void mmaemu_dgemm_options_init(mmaemu_dgemm_options* opt);
+
+/**
+ * @brief dgemm by an Ozaki scheme on the model's unit: C = alpha*op(A)*op(B)
+ *        + beta*C, fp64 storage, CBLAS layout, transposes and leading
+ *        dimensions. op(A)*op(B) is computed by the scheme (its slice or
+ *        modular products on the unit's GEMM, bit-exact, then fp64 sums in
+ *        the order docs/ozaki.md gives); then C = alpha*D + beta*C in fp64
+ *        (beta = 0 never reads C; alpha = 0 or k = 0: C = beta*C).
+ * @param stats  receives the exactness counts (may be NULL)
+ * @return MMAEMU_OK, MMAEMU_ERR_ARGUMENT (null options, a bad scheme,
+ *         input, schedule, layout, transpose or size; a unit that cannot
+ *         carry the scheme: the message says what works), or
+ *         MMAEMU_ERR_UNSUPPORTED (the model has no such unit; the message
+ *         lists those that can carry scheme I)
+ */
+MMAEMU_API int mmaemu_dgemm_ex(const mmaemu_model* model, const mmaemu_dgemm_options* opt, mmaemu_layout layout,
+                               mmaemu_transpose ta, mmaemu_transpose tb, int m, int n, int k, double alpha,
+                               const double* A, int lda, const double* B, int ldb, double beta, double* C, int ldc,
+                               mmaemu_ozaki_stats* stats);
+
 /**
  * @brief Instruction shape of the integer unit mmaemu_gemm_int uses for
  *        opt's a_format x b_format (and saturate: refused as there).

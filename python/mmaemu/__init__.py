@@ -66,7 +66,7 @@ _INT_INPUTS = {"int8", "uint8", "int4", "uint4"}
 
 def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0, accumulate="gpu-blas",
            rounding=None, saturate=None, a_format=None, b_format=None, c_format=None, threads=0,
-           schedule="chain"):
+           schedule="chain", scheme=None, check=False):
     """D = alpha * A @ B (+ beta * C) on `model`'s matrix unit (mmaemu_gemm).
 
     a (m x k), b (k x n): float64/float32/float16 arrays, or codes (uint8,
@@ -110,7 +110,30 @@ def matmul(a, b, model, *, input=None, output=None, c=None, alpha=1.0, beta=0.0,
     and multiplied on the model's block-scaled unit, as the BLAS shim does
     (mmaemu_sgemm_block_scaled_acc). output, rounding, saturate, the formats,
     threads and schedule do not apply there.
+
+    scheme: fp64 emulated by an Ozaki scheme (docs/ozaki.md, mmaemu_dgemm_ex):
+    "ozaki1:S", "ozaki1:S:all" or "ozaki2:N" on float64 a and b, returning
+    float64 D = alpha * A @ B (+ beta * c) in fp64. input names the unit
+    ("int8", the default; "int4"; for scheme I also "fp16", "bf16", "tf32",
+    "e4m3", "e5m2", ...); schedule is a floating-point unit's GEMM schedule.
+    check=True also computes every slice or modular product exactly and
+    returns (D, counts), counts a dict: products, product_elements,
+    inexact_product_elements, inexact_outputs, checked. output, rounding,
+    saturate, accumulate and the formats do not apply there.
     """
+    if scheme is not None:
+        given = {"output": output, "rounding": rounding, "saturate": saturate, "a_format": a_format,
+                 "b_format": b_format, "c_format": c_format}
+        for arg, value in given.items():
+            if value is not None:
+                raise ValueError(f"{arg} does not apply to scheme={scheme!r} (float64 in and out)")
+        if accumulate != "gpu-blas":
+            raise ValueError(f"accumulate does not apply to scheme={scheme!r}: D = alpha * A @ B + beta * C in fp64")
+        d, counts = _mmaemu.dgemm_ozaki(a, b, model, scheme, input or "int8", schedule, threads, bool(check), c,
+                                        alpha, beta)
+        return (d, counts) if check else d
+    if check:
+        raise ValueError("check=True counts an Ozaki scheme's inexact products: give scheme='ozaki1:S' or 'ozaki2:N'")
     if isinstance(input, str) and input in _INT_INPUTS:
         if b_format is not None and b_format not in _INT_INPUTS:
             raise ValueError(f"b_format={b_format!r}: an integer input is one of {sorted(_INT_INPUTS)}")

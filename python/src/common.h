@@ -91,6 +91,7 @@ void bind_integer(py::module_& m);  // integer.cpp: the integer units
 bool is_int_input(const std::string& name);
 /// (m, n, k) of the model's integer unit for input x input (mmaemu_tile_shape_int).
 py::tuple int_tile_shape(const ModelHandle& model, const std::string& input);
+void bind_ozaki(py::module_& m);
 void bind_distinguish(py::module_& m);  // _mmaemu_internal
 
 }  // namespace mmaemu_py

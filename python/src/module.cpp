@@ -19,4 +19,5 @@ PYBIND11_MODULE(_mmaemu, m) {
   mmaemu_py::bind_scaled(m);
   mmaemu_py::bind_batch(m);
   mmaemu_py::bind_integer(m);
+  mmaemu_py::bind_ozaki(m);
 }

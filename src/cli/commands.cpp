@@ -65,7 +65,8 @@ const char* const kExperimentUsage =
     "  --out DIR writes DIR/matmul_test_<in>_binary32_words_<p>_model_<gpu>.dat.\n"
     "  --session-start: the model's run opened its MATLAB session, so its first point's words\n"
     "  are rounded to nearest (CPFloat's default before the first GEMM call; one model).\n"
-    "usage: mmaemu experiment smd [options]   (mmaemu experiment smd --help; docs/smd.md)\n";
+    "usage: mmaemu experiment smd [options]   (mmaemu experiment smd --help; docs/smd.md)\n"
+    "usage: mmaemu experiment ozaki [options] (mmaemu experiment ozaki --help; docs/ozaki.md)\n";
 
 namespace {
 
@@ -467,7 +468,7 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
       out << kExperimentUsage << kLuIrUsage;
       return 0;
     }
-    return usage_error(err, "experiment", "which experiment? (valid: multiword, smd, lu-ir)", kExperimentUsage);
+    return usage_error(err, "experiment", "which experiment? (valid: multiword, smd, lu-ir, ozaki)", kExperimentUsage);
   }
   if (args[0] == "lu-ir") {
     try {
@@ -476,9 +477,16 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
       return usage_error(err, "experiment lu-ir", e.what(), kLuIrUsage);
     }
   }
+  if (args[0] == "ozaki") {
+    try {
+      return cmd_ozaki(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+    } catch (const UsageError& e) {
+      return usage_error(err, "experiment ozaki", e.what(), kOzakiUsage);
+    }
+  }
   if (args[0] == "smd") return cmd_smd(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   if (args[0] != "multiword")
-    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, smd, lu-ir)",
+    return usage_error(err, "experiment", "unknown experiment '" + args[0] + "' (valid: multiword, smd, lu-ir, ozaki)",
                        kExperimentUsage);
   try {
     return cmd_multiword(std::vector<std::string>(args.begin() + 1, args.end()), out, err);

@@ -17,6 +17,8 @@ int cmd_experiment(const std::vector<std::string>& args, std::ostream& out, std:
 
 /// mmaemu experiment smd [options]  (args: after "smd"; docs/smd.md)
 int cmd_smd(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// mmaemu experiment ozaki [options]  (args: after "ozaki"; docs/ozaki.md)
+int cmd_ozaki(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// mmaemu distinguish A B [options]  (docs/distinguish.md)
 int cmd_distinguish(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// mmaemu dot MODEL... --a LIST --b LIST [--c X]
@@ -32,6 +34,7 @@ extern const char* const kCompareUsage;
 extern const char* const kExperimentUsage;
 extern const char* const kDistinguishUsage;
 extern const char* const kSmdUsage;
+extern const char* const kOzakiUsage;
 extern const char* const kDotUsage;
 extern const char* const kExplainUsage;
 

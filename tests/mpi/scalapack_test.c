@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* PSGEMM (and PDGEMM under MMA_DGEMM=model) on the BLACS process grids the
+/* PSGEMM (and PDGEMM under MMA_DGEMM=model or an Ozaki scheme) on the BLACS process grids the
  * ranks allow, run under LD_PRELOAD=libmmaemu.so: the distributed product
  * must equal, bit for bit, a composition of per-panel GEMMs computed in one
  * process through the C API.
@@ -51,6 +51,13 @@ typedef int (*gemm_api)(const mmaemu_model*, const mmaemu_gemm_options*, mmaemu_
                         mmaemu_transpose, int, int, int, double, const void*, int, const void*, int, double, void*,
                         int);
 static gemm_api api_gemm;
+/* MMA_DGEMM=ozaki...: the per-panel dgemm is mmaemu_dgemm_ex with the scheme
+   on the unit of MMA_INPUT_FORMAT (int8 when unset), as the shim runs it. */
+typedef int (*dgemm_ex_api)(const mmaemu_model*, const mmaemu_dgemm_options*, mmaemu_layout, mmaemu_transpose,
+                            mmaemu_transpose, int, int, int, double, const double*, int, const double*, int, double,
+                            double*, int, mmaemu_ozaki_stats*);
+static dgemm_ex_api api_dgemm_ex;
+static mmaemu_dgemm_options opt_ozaki;
 static mmaemu_model* model;
 static mmaemu_gemm_options opt_s, opt_d;
 static int rank, size, failures, checks;
@@ -80,6 +87,23 @@ static void setup_api(void) {
   opt_d = opt_s;
   opt_d.a_storage = opt_d.b_storage = opt_d.c_storage = opt_d.input = opt_d.output = MMAEMU_FP64;
   opt_s.threads = opt_d.threads = 1;
+  const char* dgemm = getenv("MMA_DGEMM");
+  if (dgemm && !strncmp(dgemm, "ozaki", 5)) {
+    ((void (*)(mmaemu_dgemm_options*))api("mmaemu_dgemm_options_init"))(&opt_ozaki);
+    opt_ozaki.scheme = dgemm;
+    opt_ozaki.threads = 1;
+    if (p && *p) ((int (*)(const char*, mmaemu_format*))api("mmaemu_format_parse"))(p, &opt_ozaki.input);
+    api_dgemm_ex = (dgemm_ex_api)api("mmaemu_dgemm_ex");
+  }
+}
+
+static int panel_gemm(int dbl, const mmaemu_gemm_options* opt, int w, const void* a, const void* b, double beta,
+                      void* C) {
+  if (dbl && api_dgemm_ex)
+    return api_dgemm_ex(model, &opt_ozaki, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, w, ALPHA, a, M,
+                        b, K, beta, C, M, NULL);
+  return api_gemm(model, opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, w, ALPHA, a, M, b, K, beta,
+                  C, M);
 }
 
 static void put(int dbl, void* dst, size_t i, double v) {
@@ -105,9 +129,8 @@ static void expected(int dbl, int kb, int nb, int p, void* C) {
   const size_t es = dbl ? 8 : 4;
   for (int k0 = 0; k0 < K; k0 += kb) {
     const int w = K - k0 < kb ? K - k0 : kb;
-    if (api_gemm(model, opt, MMAEMU_COL_MAJOR, MMAEMU_NO_TRANS, MMAEMU_NO_TRANS, M, N, w, ALPHA,
-                 (const char*)a + es * (size_t)k0 * M, M, (const char*)b + es * k0, K, k0 == 0 ? BETA : 1.0, C,
-                 M) != MMAEMU_OK) {
+    if (panel_gemm(dbl, opt, w, (const char*)a + es * (size_t)k0 * M, (const char*)b + es * k0,
+                   k0 == 0 ? BETA : 1.0, C) != MMAEMU_OK) {
       fprintf(stderr, "mmaemu_gemm failed\n");
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -238,7 +261,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < K * N; ++i) gB[i] = (double)(rand() % 2001 - 1000) / (1 << (rand() % 12)) - 1.0 / 7.0;
   for (int i = 0; i < M * N; ++i) gC[i] = (double)(rand() % 2001 - 1000) / 3.0;
   const char* d = getenv("MMA_DGEMM");
-  const int precisions = d && strcmp(d, "model") == 0 ? 2 : 1;
+  const int precisions = d && (strcmp(d, "model") == 0 || strncmp(d, "ozaki", 5) == 0) ? 2 : 1;
   static const int grids[][2] = {{1, 2}, {2, 1}, {2, 2}, {1, 4}};
   static const int nbs[] = {16, 64};
   for (int dbl = 0; dbl < precisions; ++dbl) {

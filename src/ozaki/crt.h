@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Scheme II's moduli and the Chinese remainder reconstruction
+// (docs/ozaki.md, "Scheme II").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mmaemu::ozaki {
+
+/// An unsigned integer of 192 bits (the product of 20 moduli <= 256 is
+/// below 2^160), limbs least significant first.
+struct Wide {
+  uint64_t limb[3] = {0, 0, 0};
+};
+
+/// The moduli of scheme II and the constants of the reconstruction.
+struct Moduli {
+  std::vector<int> p;  // p_1 > p_2 > ... pairwise coprime, p_1 = 256
+  Wide product;        // P = p_1 ... p_N
+  int product_log2 = 0;  // floor(log2 P)
+  // Garner's algorithm: radix[l][j] = (p_1 ... p_j) mod p_(l+1) for j < l,
+  // inverse[l] = ((p_1 ... p_l) mod p_(l+1))^-1 mod p_(l+1) (0-based l).
+  std::vector<std::vector<int>> radix;
+  std::vector<int> inverse;
+};
+
+/// The first `count` moduli: the integers from 256 down, each kept when
+/// coprime to all kept before (256, 255, 253, 251, 247, 241, ...), as in
+/// Ozaki, Uchino & Imamura (2025) for int8. count in [1, 20].
+Moduli make_moduli(int count);
+
+/// The integer x with x = r_l mod p_l for every l and |x| < P/2 (residues
+/// r_l in [0, p_l)), rounded once to fp64 (to nearest, ties to even).
+/// Exact: Garner's mixed-radix digits in small integers, the value in 192
+/// bits, one rounding.
+double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride);
+
+}  // namespace mmaemu::ozaki

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Scheme II (docs/ozaki.md, "Scheme II"; Ozaki, Uchino & Imamura 2025): A
+// and B scaled by powers of two to integer matrices A', B' whose product
+// has |A'B'| < P/2, the products A'B' mod p_l on the int8 unit, the
+// Chinese remainder reconstruction, the scaling undone.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "driver/parallel.h"
+#include "ozaki/crt.h"
+#include "ozaki/planes.h"
+#include "ozaki/problem.h"
+#include "ozaki/unit_product.h"
+
+namespace mmaemu::ozaki {
+
+namespace {
+
+// floor(a / 2) for any integer a.
+int floor_half(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
+
+// The scale exponent mu of a line (row of A or column of B), the fast mode
+// of the paper (Cauchy-Schwarz): with e its frexp exponent (max |x| < 2^e)
+// and s the sum of (x 2^-e)^2 in line order, s_up = s (1 + 2^-20) bounds
+// the exact sum (k < 2^31), and 2^x the power of two above s_up (frexp).
+// Then ||trunc(2^mu x)||_2 < 2^(mu + e + x/2) <= 2^((L - 1)/2) with
+// mu = floor((L - 1 - x) / 2) - e, L = floor(log2 P); so for a row and a
+// column |sum_l a'_l b'_l| <= ||a'|| ||b'|| < 2^(L-1) <= P/2.
+template <typename At>
+int line_scale(std::size_t len, int log2_p, At at) {
+  double most = 0;
+  for (std::size_t l = 0; l < len; ++l) {
+    const double v = std::fabs(at(l));
+    if (std::isfinite(v)) most = std::max(most, v);
+  }
+  if (most == 0) return 0;
+  int e = 0;
+  std::frexp(most, &e);
+  double s = 0;
+  for (std::size_t l = 0; l < len; ++l) {
+    const double v = at(l);
+    if (!std::isfinite(v)) continue;
+    const double w = std::ldexp(v, -e);
+    s += w * w;
+  }
+  int x = 0;
+  std::frexp(s * (1.0 + 0x1p-20), &x);
+  return floor_half(log2_p - 1 - x) - e;
+}
+
+// v mod p for an integer-valued double v >= 0, exactly: v itself below
+// 2^62, else v = h 2^s (h its 53-bit significand) and (h mod p)(2^s mod p).
+int64_t mod_of(double v, int64_t p) {
+  if (v < 0x1p62) return static_cast<int64_t>(v) % p;
+  int e = 0;
+  const double f = std::frexp(v, &e);
+  int64_t r = static_cast<int64_t>(std::ldexp(f, 53)) % p;
+  for (int s = e - 53; s > 0; --s) r = r * 2 % p;
+  return r;
+}
+
+// trunc(2^mu x) mod p, as the representative in [-p/2, p/2) (p even) or
+// [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for p <= 256, an int8.
+int residue(double scaled, int p) {
+  int64_t r = mod_of(std::fabs(scaled), p);
+  if (scaled < 0) r = -r;
+  if (r >= p / 2) r -= p;
+  if (r < -(p / 2)) r += p;
+  return static_cast<int>(r);
+}
+
+// The residues of every line of an operand: plane l holds trunc(2^mu x) mod p_l.
+template <typename At>
+void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const std::vector<int>& mu, At at,
+                   Planes& planes, int threads) {
+  const int t = driver::work_threads(threads, lines, k, mod.p.size(), 1 << 16);
+  driver::parallel_for(t, lines, driver::Assign::blocks, [&](std::size_t r) {
+    for (std::size_t l = 0; l < k; ++l) {
+      const double v = at(r, l);
+      const double scaled = std::isfinite(v) ? std::trunc(std::ldexp(v, mu[r])) : 0.0;
+      for (std::size_t q = 0; q < mod.p.size(); ++q) planes.set(q, r, l, residue(scaled, mod.p[q]));
+    }
+  });
+}
+
+}  // namespace
+
+void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& opt, const Problem& p, double* d,
+                     Stats& stats) {
+  const std::size_t m = p.m, n = p.n, k = p.k, N = static_cast<std::size_t>(scheme.count);
+  const Moduli mod = make_moduli(scheme.count);
+  std::vector<int> mu(m), nu(n);
+  for (std::size_t i = 0; i < m; ++i)
+    mu[i] = line_scale(k, mod.product_log2, [&](std::size_t l) { return p.a(i, l); });
+  for (std::size_t j = 0; j < n; ++j)
+    nu[j] = line_scale(k, mod.product_log2, [&](std::size_t l) { return p.b(l, j); });
+  Planes A(unit.input, N, m, k), B(unit.input, N, n, k);
+  residue_lines(m, k, mod, mu, [&](std::size_t i, std::size_t l) { return p.a(i, l); }, A, opt.threads);
+  residue_lines(n, k, mod, nu, [&](std::size_t j, std::size_t l) { return p.b(l, j); }, B, opt.threads);
+
+  // Residues |r| <= 128: products <= 2^14, int32 sums exact over a chunk.
+  const std::vector<Chunk> chunks = chunks_of(k, integer_chunk(128));
+  UnitProduct up(unit, opt.threads, opt.check, m, n);
+  std::vector<uint8_t> res(N * m * n, 0);  // (A'B' mod p_l) in [0, p_l), element-major
+  std::vector<uint8_t> bad(opt.check ? m * n : 0), out_bad(opt.check ? m * n : 0);
+  for (std::size_t q = 0; q < N; ++q) {
+    const int pq = mod.p[q];
+    std::fill(bad.begin(), bad.end(), 0);
+    for (const Chunk& c : chunks) {
+      up.run(A, q, B, q, c);
+      const int t = driver::work_threads(opt.threads, m, n, 1, 1 << 16);
+      driver::parallel_for(t, m, driver::Assign::blocks, [&](std::size_t i) {
+        for (std::size_t e = i * n; e < (i + 1) * n; ++e) {
+          int r = res[e * N + q] + static_cast<int32_t>(up.value(e)) % pq;  // in (-pq, 2 pq)
+          if (r < 0) r += pq;
+          if (r >= pq) r -= pq;
+          res[e * N + q] = static_cast<uint8_t>(r);
+        }
+      });
+      if (opt.check)
+        for (std::size_t e = 0; e < m * n; ++e) bad[e] |= !up.exact(e);
+    }
+    ++stats.products;
+    if (opt.check) {
+      stats.product_elements += m * n;
+      for (std::size_t e = 0; e < m * n; ++e) {
+        stats.inexact_product_elements += bad[e];
+        out_bad[e] |= bad[e];
+      }
+    }
+  }
+  const int threads = driver::work_threads(opt.threads, m, n, N * N, 1);
+  driver::parallel_for(threads, m, driver::Assign::blocks, [&](std::size_t i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t e = i * n + j;
+      d[e] = std::ldexp(reconstruct(mod, res.data() + e * N, 1), -(mu[i] + nu[j]));
+    }
+  });
+  if (opt.check) {
+    stats.checked = true;
+    for (uint8_t b : out_bad) stats.inexact_outputs += b;
+  }
+}
+
+}  // namespace mmaemu::ozaki
