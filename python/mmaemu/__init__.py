@@ -183,6 +183,15 @@ def _integer_args(kind, input, b_format, output, extra):
     return b_format or input
 
 
+def _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit, narrow_subnormals_normalize):
+    """The block-scaled arguments of tile() and dot() given other than their defaults
+    (None where not given), for the integer inputs' refusal."""
+    return {"sa": sa, "sb": sb, "a_format": a_format, "block_size": block_size,
+            "scale_format": None if scale_format == "ue8m0" else scale_format,
+            "unit": None if unit == "auto" else unit,
+            "narrow_subnormals_normalize": narrow_subnormals_normalize or None}
+
+
 def tile(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=None, a_format=None,
          b_format=None, scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False,
          saturate=None):
@@ -211,10 +220,8 @@ def tile(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb
     """
     if isinstance(input, str) and input in _INT_INPUTS:
         b_input = _integer_args("tile", input, b_format, output,
-                                {"sa": sa, "sb": sb, "a_format": a_format, "block_size": block_size,
-                                 "scale_format": None if scale_format == "ue8m0" else scale_format,
-                                 "unit": None if unit == "auto" else unit,
-                                 "narrow_subnormals_normalize": narrow_subnormals_normalize or None})
+                                _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
+                                                   narrow_subnormals_normalize))
         return _mmaemu.tile_int(model, a, b, c, input, b_input, bool(saturate), threads)
     if saturate is not None:
         raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
@@ -253,10 +260,8 @@ def dot(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=
     """
     if isinstance(input, str) and input in _INT_INPUTS:
         b_input = _integer_args("dot", input, b_format, output,
-                                {"sa": sa, "sb": sb, "a_format": a_format, "block_size": block_size,
-                                 "scale_format": None if scale_format == "ue8m0" else scale_format,
-                                 "unit": None if unit == "auto" else unit,
-                                 "narrow_subnormals_normalize": narrow_subnormals_normalize or None})
+                                _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
+                                                   narrow_subnormals_normalize))
         return _mmaemu.dot_int(model, a, b, c, input, b_input, bool(saturate), threads)
     if saturate is not None:
         raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")

@@ -49,6 +49,26 @@ bool scaled_desc(const std::string& input, mmaemu_block_scale_desc& d) {
   return true;
 }
 
+// Runs `probe` on the model named `model` through the C API: 0, or 2 with the
+// error on `err` (an unknown model, or what the probe threw).
+template <class Probe>
+int on_model(const std::string& model, std::ostream& err, Probe&& probe) {
+  mmaemu_model* h = nullptr;
+  if (mmaemu_model_lookup(model.c_str(), &h) != MMAEMU_OK) {
+    err << "mmaemu probe: " << mmaemu_last_error() << "\n";
+    return 2;
+  }
+  int status = 0;
+  try {
+    probe(h);
+  } catch (const std::exception& e) {
+    err << "mmaemu probe: " << e.what() << "\n";
+    status = 2;
+  }
+  mmaemu_model_free(h);
+  return status;
+}
+
 int probe_scaled(const std::string& model, mmaemu_block_scale_desc desc, const std::string& unit, std::ostream& out,
                  std::ostream& err) {
   const char* const units[] = {"auto", "t", "st", "gst"};
@@ -60,21 +80,10 @@ int probe_scaled(const std::string& model, mmaemu_block_scale_desc desc, const s
     return 2;
   }
   desc.unit = static_cast<mmaemu_scaled_unit>(MMAEMU_UNIT_AUTO + u);
-  mmaemu_model* h = nullptr;
-  if (mmaemu_model_lookup(model.c_str(), &h) != MMAEMU_OK) {
-    err << "mmaemu probe: " << mmaemu_last_error() << "\n";
-    return 2;
-  }
-  int status = 0;
-  try {
+  return on_model(model, err, [&](mmaemu_model* h) {
     const probe::ScaledBox box = probe::scaled_black_box(h, desc);
     probe::print_scaled(out, probe::detect_scaled(box), box, mmaemu_model_name(h));
-  } catch (const std::exception& e) {
-    err << "mmaemu probe: " << e.what() << "\n";
-    status = 2;
-  }
-  mmaemu_model_free(h);
-  return status;
+  });
 }
 
 int probe_integer(const std::string& model, Fmt fa, Fmt fb, const std::string& output, const std::string& instr,
@@ -87,21 +96,10 @@ int probe_integer(const std::string& model, Fmt fa, Fmt fb, const std::string& o
     err << "mmaemu probe: --output " << output << ": the integer units give s32 (int32)\n";
     return 2;
   }
-  mmaemu_model* h = nullptr;
-  if (mmaemu_model_lookup(model.c_str(), &h) != MMAEMU_OK) {
-    err << "mmaemu probe: " << mmaemu_last_error() << "\n";
-    return 2;
-  }
-  int status = 0;
-  try {
+  return on_model(model, err, [&](mmaemu_model* h) {
     const probe::IntegerBox box = probe::integer_black_box(h, fa, fb, false);
     probe::print_integer(out, probe::detect_integer(h, fa, fb), box, mmaemu_model_name(h));
-  } catch (const std::exception& e) {
-    err << "mmaemu probe: " << e.what() << "\n";
-    status = 2;
-  }
-  mmaemu_model_free(h);
-  return status;
+  });
 }
 
 }  // namespace

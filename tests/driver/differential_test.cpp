@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/engine_rows.h"
+#include "common/int_operands.h"
 #include "driver/gemm.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
@@ -558,17 +559,10 @@ namespace {
 std::size_t check_int_gemm(const std::string& name, const ModelRow& row, std::size_t m, std::size_t n,
                            std::size_t k, const std::vector<uint64_t>& A, const std::vector<uint64_t>& B,
                            const std::vector<uint64_t>& C, bool ta, bool tb, bool into_c, bool packed, int threads) {
-  // op(A)(i, l) and op(B)(l, j) at byte (line, l / kd) of their views, kd = 2 when packed.
-  const std::size_t kd = packed ? 2 : 1, kb = (k + kd - 1) / kd;
-  std::vector<uint8_t> As(m * kb + 1), Bs(kb * n + 1), Cs(m * n * 4 + 4);
-  auto put = [&](std::vector<uint8_t>& X, std::size_t at, std::size_t l, uint64_t code) {
-    if (!packed) X[at] = static_cast<uint8_t>(code);
-    else X[at] = static_cast<uint8_t>(X[at] | ((code & 0xF) << (4 * (l & 1))));
-  };
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t l = 0; l < k; ++l) put(As, ta ? (l / kd) * m + i : i * kb + l / kd, l, A[i * k + l]);
-  for (std::size_t l = 0; l < k; ++l)
-    for (std::size_t j = 0; j < n; ++j) put(Bs, tb ? j * kb + l / kd : (l / kd) * n + j, l, B[l * n + j]);
+  const std::size_t kb = packed ? (k + 1) / 2 : k;
+  const IntOperandBytes ops = int_operand_bytes(m, n, k, ta, tb, packed, A.data(), B.data());
+  const std::vector<uint8_t>&As = ops.a, &Bs = ops.b;
+  std::vector<uint8_t> Cs(m * n * 4 + 4);
   for (std::size_t i = 0; i < m * n; ++i) driver::store(Fmt::s32, Cs.data(), i, C[i]);
   driver::GemmSpec spec;
   spec.row = &row;

@@ -20,9 +20,11 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/engine_rows.h"
+#include "common/int_operands.h"
 #include "driver/gemm.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
@@ -34,10 +36,8 @@ using namespace mmaemu::test;
 
 namespace {
 
-// One integer GEMM's operands as the C API takes them: op(A) m x k and
-// op(B) k x n as codes (row-major A[i*k + l], B[l*n + j]), stored as bytes
-// (transposed or not; int4 `packed`: two codes per byte along k, element
-// 2i in the low nibble), and C's s32 codes.
+// One integer GEMM's operands as the C API takes them (int_operands.h),
+// and C's s32 codes.
 struct IntGemm {
   std::size_t m, n, k;
   bool ta, tb, packed;
@@ -47,16 +47,8 @@ struct IntGemm {
   IntGemm(std::size_t m_, std::size_t n_, std::size_t k_, bool ta_, bool tb_, bool packed_, const uint64_t* A,
           const uint64_t* B)
       : m(m_), n(n_), k(k_), ta(ta_), tb(tb_), packed(packed_) {
-    const std::size_t kd = packed ? 2 : 1, kb = (k + kd - 1) / kd;
-    As.assign(m * kb + 1, 0), Bs.assign(kb * n + 1, 0);
-    auto put = [&](std::vector<uint8_t>& X, std::size_t at, std::size_t l, uint64_t code) {
-      if (!packed) X[at] = static_cast<uint8_t>(code);
-      else X[at] = static_cast<uint8_t>(X[at] | ((code & 0xF) << (4 * (l & 1))));
-    };
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t l = 0; l < k; ++l) put(As, ta ? (l / kd) * m + i : i * kb + l / kd, l, A[i * k + l]);
-    for (std::size_t l = 0; l < k; ++l)
-      for (std::size_t j = 0; j < n; ++j) put(Bs, tb ? j * kb + l / kd : (l / kd) * n + j, l, B[l * n + j]);
+    IntOperandBytes ops = int_operand_bytes(m, n, k, ta, tb, packed, A, B);
+    As = std::move(ops.a), Bs = std::move(ops.b);
   }
 
   // D = op(A) op(B) + C (into_c) or op(A) op(B), on `row` with `threads`.

@@ -407,15 +407,24 @@ _PLAIN = (torch.Tensor, torch.nn.Parameter)
 _DTYPE_SET = frozenset(DTYPES)
 
 
+def _unsupported_storage(t):
+    """Why tensor t's storage cannot be read by the emulation (a subclass, another
+    device, a non-strided layout), or None."""
+    if type(t) not in _PLAIN:
+        return f"tensor subclass {type(t).__name__}"
+    if not t.is_cpu:
+        return f"device {t.device.type}"
+    if t.layout is not torch.strided:
+        return f"layout {t.layout}"
+    return None
+
+
 def _unsupported_int(args, kwargs):
     """Why the tensors of a _int_mm cannot be emulated (int8 CPU tensors), or None."""
     for t in _tensors(args, kwargs):
-        if type(t) not in _PLAIN:
-            return f"tensor subclass {type(t).__name__}"
-        if not t.is_cpu:
-            return f"device {t.device.type}"
-        if t.layout is not torch.strided:
-            return f"layout {t.layout}"
+        why = _unsupported_storage(t)
+        if why:
+            return why
     dts = [t.dtype for t in _tensors(args, kwargs)]
     if dts[:2] != [torch.int8, torch.int8]:
         return "dtypes " + "/".join(dtype_name(d) for d in dts) + " (the integer unit takes int8 x int8)"
@@ -426,12 +435,9 @@ def _unsupported(args, kwargs):
     """Why the operation's tensors cannot be emulated, or None."""
     dtype = None
     for t in _tensors(args, kwargs):
-        if type(t) not in _PLAIN:
-            return f"tensor subclass {type(t).__name__}"
-        if not t.is_cpu:
-            return f"device {t.device.type}"
-        if t.layout is not torch.strided:
-            return f"layout {t.layout}"
+        why = _unsupported_storage(t)
+        if why:
+            return why
         dt = t.dtype
         if dt not in _DTYPE_SET:
             return f"dtype {dtype_name(dt)}"
