@@ -101,6 +101,8 @@ Moduli make_moduli(int count) {
   m.product.limb[0] = 1;
   for (int q : m.p) mul_add(m.product, static_cast<uint64_t>(q), 0);
   m.product_log2 = bit_length(m.product) - 1;
+  m.fits_u128 = bit_length(m.product) <= 127;
+  for (int q : m.p) m.by.emplace_back(static_cast<uint32_t>(q));
   const std::size_t n = m.p.size();
   m.radix.assign(n, {});
   m.inverse.assign(n, 1);
@@ -116,17 +118,33 @@ Moduli make_moduli(int count) {
   return m;
 }
 
+// Exactly the integer steps of the 192-bit path: x < P < 2^127, so
+// x p_l + v_l, 2x and P - x never leave 128 bits, and the rounding is the
+// same to_double of the same integer.
 double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride) {
   const std::size_t n = m.p.size();
-  int digit[20];
+  uint32_t digit[20];
   // Garner: x = v_1 + p_1 (v_2 + p_2 (v_3 + ...)), 0 <= v_l < p_l.
   for (std::size_t l = 0; l < n; ++l) {  // 32-bit: every term below 2^16, sums below 2^21
-    const int pl = m.p[l];
-    int known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
-    for (std::size_t j = 0; j < l; ++j) known += digit[j] * m.radix[l][j];
-    int diff = residues[l * stride] - known % pl;
-    if (diff < 0) diff += pl;
-    digit[l] = diff * m.inverse[l] % pl;
+    const uint32_t pl = static_cast<uint32_t>(m.p[l]);
+    uint32_t known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
+    for (std::size_t j = 0; j < l; ++j) known += digit[j] * static_cast<uint32_t>(m.radix[l][j]);
+    const uint32_t reduced = m.by[l](known);
+    const uint32_t r = residues[l * stride];
+    const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
+    digit[l] = m.by[l](diff * static_cast<uint32_t>(m.inverse[l]));
+  }
+  if (m.fits_u128) {
+    u128 x = 0;  // Horner from the top digit: x = x p_l + v_l
+    for (std::size_t l = n; l-- > 0;) x = x * static_cast<uint64_t>(m.p[l]) + digit[l];
+    const u128 P = (static_cast<u128>(m.product.limb[1]) << 64) | m.product.limb[0];
+    const bool negative = (x << 1) > P;  // the symmetric representative: x - P when x > P/2
+    const u128 magnitude = negative ? P - x : x;
+    Wide w;
+    w.limb[0] = static_cast<uint64_t>(magnitude);
+    w.limb[1] = static_cast<uint64_t>(magnitude >> 64);
+    const double v = to_double(w);
+    return negative ? -v : v;
   }
   Wide x;  // Horner from the top digit: x = x p_l + v_l
   for (std::size_t l = n; l-- > 0;) mul_add(x, static_cast<uint64_t>(m.p[l]), static_cast<uint64_t>(digit[l]));

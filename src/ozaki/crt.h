@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ozaki/fast_mod.h"
+
 namespace mmaemu::ozaki {
 
 /// An unsigned integer of 192 bits (the product of 20 moduli <= 256 is
@@ -23,6 +25,8 @@ struct Moduli {
   // inverse[l] = ((p_1 ... p_l) mod p_(l+1))^-1 mod p_(l+1) (0-based l).
   std::vector<std::vector<int>> radix;
   std::vector<int> inverse;
+  std::vector<FastMod> by;  // remainders by p_l without a division
+  bool fits_u128 = false;   // P < 2^127: Horner and the sign test in unsigned __int128
 };
 
 /// The first `count` moduli: the integers from 256 down, each kept when

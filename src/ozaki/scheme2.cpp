@@ -9,6 +9,7 @@
 
 #include "driver/parallel.h"
 #include "ozaki/crt.h"
+#include "ozaki/fast_mod.h"
 #include "ozaki/planes.h"
 #include "ozaki/problem.h"
 #include "ozaki/unit_product.h"
@@ -60,26 +61,60 @@ int64_t mod_of(double v, int64_t p) {
   return r;
 }
 
-// trunc(2^mu x) mod p, as the representative in [-p/2, p/2) (p even) or
-// [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for p <= 256, an int8.
-int residue(double scaled, int p) {
-  int64_t r = mod_of(std::fabs(scaled), p);
-  if (scaled < 0) r = -r;
-  if (r >= p / 2) r -= p;
-  if (r < -(p / 2)) r += p;
-  return static_cast<int>(r);
-}
+// The residues of trunc(2^mu x) by every modulus, as the representatives in
+// [-p/2, p/2) (p even) or [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for
+// p <= 256, an int8. Below 2^62 the remainders come from FastMod (the same
+// integers as mod_of's `%`), above it from mod_of.
+class Residues {
+ public:
+  explicit Residues(const Moduli& mod) {
+    for (int p : mod.p) by_.emplace_back(static_cast<uint32_t>(p));
+  }
+  std::size_t count() const { return by_.size(); }
+  int of(double scaled, std::size_t q) const { return symmetric(remainder(std::fabs(scaled), q), scaled < 0, q); }
+  // Whether a magnitude takes the 64-bit path (exact in uint64).
+  static bool small(double magnitude) { return magnitude < 0x1p62; }
+  int of_small(uint64_t magnitude, bool negative, std::size_t q) const {
+    return symmetric(by_[q].wide(magnitude), negative, q);
+  }
 
-// The residues of every line of an operand: plane l holds trunc(2^mu x) mod p_l.
+ private:
+  int64_t remainder(double magnitude, std::size_t q) const {
+    if (small(magnitude)) return by_[q].wide(static_cast<uint64_t>(magnitude));
+    return mod_of(magnitude, by_[q].divisor());
+  }
+  int symmetric(int64_t r, bool negative, std::size_t q) const {
+    const int64_t p = by_[q].divisor();
+    if (negative) r = -r;
+    if (r >= p / 2) r -= p;
+    if (r < -(p / 2)) r += p;
+    return static_cast<int>(r);
+  }
+  std::vector<FastMod> by_;
+};
+
+// The residues of every line of an operand: plane l holds trunc(2^mu x) mod
+// p_l. One pass over the operand, every modulus per element, a line per task.
 template <typename At>
 void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const std::vector<int>& mu, At at,
                    Planes& planes, int threads) {
-  const int t = driver::work_threads(threads, lines, k, mod.p.size(), 1 << 16);
+  const Residues residues(mod);
+  const std::size_t N = residues.count();
+  const int t = driver::work_threads(threads, lines, k, N, 1 << 16);
   driver::parallel_for(t, lines, driver::Assign::blocks, [&](std::size_t r) {
+    int8_t* row[20];
+    for (std::size_t q = 0; q < N; ++q) row[q] = planes.s8_row(q, r);
     for (std::size_t l = 0; l < k; ++l) {
       const double v = at(r, l);
       const double scaled = std::isfinite(v) ? std::trunc(std::ldexp(v, mu[r])) : 0.0;
-      for (std::size_t q = 0; q < mod.p.size(); ++q) planes.set(q, r, l, residue(scaled, mod.p[q]));
+      const double magnitude = std::fabs(scaled);
+      if (Residues::small(magnitude)) {
+        const uint64_t u = static_cast<uint64_t>(magnitude);
+        const bool negative = scaled < 0;
+        for (std::size_t q = 0; q < N; ++q) row[q][l] = static_cast<int8_t>(residues.of_small(u, negative, q));
+      } else {
+        for (std::size_t q = 0; q < N; ++q) row[q][l] = static_cast<int8_t>(residues.of(scaled, q));
+      }
     }
   });
 }
@@ -109,12 +144,17 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
     std::fill(bad.begin(), bad.end(), 0);
     for (const Chunk& c : chunks) {
       up.run(A, q, B, q, c);
+      const int32_t* value = up.int_values();
+      const FastMod by(static_cast<uint32_t>(pq));
+      const uint32_t offset = by(0x80000000u);  // 2^31 mod p: value + 2^31 >= 0 fits 32 bits
       const int t = driver::work_threads(opt.threads, m, n, 1, 1 << 16);
       driver::parallel_for(t, m, driver::Assign::blocks, [&](std::size_t i) {
         for (std::size_t e = i * n; e < (i + 1) * n; ++e) {
-          int r = res[e * N + q] + static_cast<int32_t>(up.value(e)) % pq;  // in (-pq, 2 pq)
-          if (r < 0) r += pq;
-          if (r >= pq) r -= pq;
+          // (res + value) mod p in [0, p): the same integer as reducing with `%`.
+          const uint32_t v = by(static_cast<uint32_t>(value[e]) + 0x80000000u);  // (value + 2^31) mod p
+          uint32_t r = res[e * N + q] + v + (static_cast<uint32_t>(pq) - offset);  // < 3 p
+          r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
+          r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
           res[e * N + q] = static_cast<uint8_t>(r);
         }
       });
