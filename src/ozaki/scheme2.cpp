@@ -63,26 +63,39 @@ int64_t mod_of(double v, int64_t p) {
 
 // The residues of trunc(2^mu x) by every modulus, as the representatives in
 // [-p/2, p/2) (p even) or [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for
-// p <= 256, an int8. Below 2^62 the remainders come from FastMod (the same
-// integers as mod_of's `%`), above it from mod_of.
+// p <= 256, an int8. Below 2^62 a magnitude u = a2 2^42 + a1 2^21 + a0
+// (a2 < 2^20, a1, a0 < 2^21) has u = t (mod p) with
+// t = a2 (2^42 mod p) + a1 (2^21 mod p) + a0 < 2^30, and t mod p comes from
+// FastMod: the same integer as mod_of's `%`. Above 2^62, mod_of itself.
 class Residues {
  public:
   explicit Residues(const Moduli& mod) {
-    for (int p : mod.p) by_.emplace_back(static_cast<uint32_t>(p));
+    for (int p : mod.p) {
+      by_.emplace_back(static_cast<uint32_t>(p));
+      c21_.push_back(static_cast<uint32_t>((int64_t{1} << 21) % p));
+      c42_.push_back(static_cast<uint32_t>((int64_t{1} << 42) % p));
+    }
   }
   std::size_t count() const { return by_.size(); }
-  int of(double scaled, std::size_t q) const { return symmetric(remainder(std::fabs(scaled), q), scaled < 0, q); }
+  int of(double scaled, std::size_t q) const {
+    return symmetric(mod_of(std::fabs(scaled), by_[q].divisor()), scaled < 0, q);
+  }
   // Whether a magnitude takes the 64-bit path (exact in uint64).
   static bool small(double magnitude) { return magnitude < 0x1p62; }
-  int of_small(uint64_t magnitude, bool negative, std::size_t q) const {
-    return symmetric(by_[q].wide(magnitude), negative, q);
+  // The digits a0, a1, a2 of a magnitude below 2^62.
+  struct Split {
+    uint32_t a0, a1, a2;
+  };
+  static Split split(uint64_t u) {
+    const uint64_t mask = (uint64_t{1} << 21) - 1;
+    return {static_cast<uint32_t>(u & mask), static_cast<uint32_t>((u >> 21) & mask), static_cast<uint32_t>(u >> 42)};
+  }
+  int of_small(const Split& u, bool negative, std::size_t q) const {
+    const uint32_t t = u.a2 * c42_[q] + u.a1 * c21_[q] + u.a0;
+    return symmetric(by_[q](t), negative, q);
   }
 
  private:
-  int64_t remainder(double magnitude, std::size_t q) const {
-    if (small(magnitude)) return by_[q].wide(static_cast<uint64_t>(magnitude));
-    return mod_of(magnitude, by_[q].divisor());
-  }
   int symmetric(int64_t r, bool negative, std::size_t q) const {
     const int64_t p = by_[q].divisor();
     if (negative) r = -r;
@@ -91,6 +104,7 @@ class Residues {
     return static_cast<int>(r);
   }
   std::vector<FastMod> by_;
+  std::vector<uint32_t> c21_, c42_;
 };
 
 // The residues of every line of an operand: plane l holds trunc(2^mu x) mod
@@ -109,7 +123,7 @@ void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const st
       const double scaled = std::isfinite(v) ? std::trunc(std::ldexp(v, mu[r])) : 0.0;
       const double magnitude = std::fabs(scaled);
       if (Residues::small(magnitude)) {
-        const uint64_t u = static_cast<uint64_t>(magnitude);
+        const Residues::Split u = Residues::split(static_cast<uint64_t>(magnitude));
         const bool negative = scaled < 0;
         for (std::size_t q = 0; q < N; ++q) row[q][l] = static_cast<int8_t>(residues.of_small(u, negative, q));
       } else {
