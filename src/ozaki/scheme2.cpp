@@ -5,6 +5,7 @@
 // Chinese remainder reconstruction, the scaling undone.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "driver/parallel.h"
@@ -61,54 +62,77 @@ int64_t mod_of(double v, int64_t p) {
   return r;
 }
 
+// trunc(2^mu v) for a finite v, as ldexp gives it: 2^mu v is rounded once
+// either way, and the product by 2^mu (a double for mu in [-1022, 1023]) is
+// that same rounding (any result below 2^-1022 truncates to 0 whichever
+// rounding it had).
+double scaled_integer(double v, int mu, double power) {
+  if (!std::isfinite(v)) return 0.0;
+  return std::trunc(mu >= -1022 && mu <= 1023 ? v * power : std::ldexp(v, mu));
+}
+
 // The residues of trunc(2^mu x) by every modulus, as the representatives in
 // [-p/2, p/2) (p even) or [-(p+1)/2, (p-1)/2] (p odd): |r| <= 128 for
-// p <= 256, an int8. Below 2^62 a magnitude u = a2 2^42 + a1 2^21 + a0
-// (a2 < 2^20, a1, a0 < 2^21) has u = t (mod p) with
-// t = a2 (2^42 mod p) + a1 (2^21 mod p) + a0 < 2^30, and t mod p comes from
-// FastMod: the same integer as mod_of's `%`. Above 2^62, mod_of itself.
+// p <= 256, an int8.
+//
+// Below 2^62 a magnitude u = a3 2^48 + a2 2^32 + a1 2^16 + a0 (a3 < 2^14,
+// the others < 2^16) has u = t (mod p) with
+// t = a0 + a1 (2^16 mod p) + a2 (2^32 mod p) + a3 (2^48 mod p) < 2^26, and
+// t mod p = t - p floor(t c / 2^34), c = ceil(2^34 / p) (< 2^27 for
+// p > 128): with c = (2^34 + e) / p, 0 <= e < p <= 256,
+// t c / 2^34 = t / p + t e / (p 2^34) and t e < 2^34, so the excess is
+// below 1 / p and cannot carry floor(t / p) = Q + j / p (j <= p - 1) to
+// Q + 1. The same integer as `%`; every step in 32 or 64 bits, so the loops
+// over a line vectorise. Above 2^62, mod_of.
 class Residues {
  public:
   explicit Residues(const Moduli& mod) {
     for (int p : mod.p) {
-      by_.emplace_back(static_cast<uint32_t>(p));
-      c21_.push_back(static_cast<uint32_t>((int64_t{1} << 21) % p));
-      c42_.push_back(static_cast<uint32_t>((int64_t{1} << 42) % p));
+      if (p <= 128 || p > 256) throw std::logic_error("scheme II's residues take moduli in (128, 256]");
+      const int64_t q = p;
+      p_.push_back(p);
+      c16_.push_back(static_cast<uint32_t>((int64_t{1} << 16) % q));
+      c32_.push_back(static_cast<uint32_t>((int64_t{1} << 32) % q));
+      c48_.push_back(static_cast<uint32_t>((int64_t{1} << 48) % q));
+      reciprocal_.push_back(static_cast<uint32_t>(((int64_t{1} << 34) + q - 1) / q));  // p in (128, 256]
     }
   }
-  std::size_t count() const { return by_.size(); }
-  int of(double scaled, std::size_t q) const {
-    return symmetric(mod_of(std::fabs(scaled), by_[q].divisor()), scaled < 0, q);
-  }
-  // Whether a magnitude takes the 64-bit path (exact in uint64).
+  std::size_t count() const { return p_.size(); }
   static bool small(double magnitude) { return magnitude < 0x1p62; }
-  // The digits a0, a1, a2 of a magnitude below 2^62.
-  struct Split {
-    uint32_t a0, a1, a2;
-  };
-  static Split split(uint64_t u) {
-    const uint64_t mask = (uint64_t{1} << 21) - 1;
-    return {static_cast<uint32_t>(u & mask), static_cast<uint32_t>((u >> 21) & mask), static_cast<uint32_t>(u >> 42)};
+  // The representative for any scaled integer, by mod_of (the wide path).
+  int of(double scaled, std::size_t q) const {
+    return symmetric(mod_of(std::fabs(scaled), p_[q]), scaled < 0, p_[q]);
   }
-  int of_small(const Split& u, bool negative, std::size_t q) const {
-    const uint32_t t = u.a2 * c42_[q] + u.a1 * c21_[q] + u.a0;
-    return symmetric(by_[q](t), negative, q);
+  // Row q of the residues of `len` magnitudes below 2^62 given as 16-bit
+  // digits digit[d][l] and signs negative[l].
+  void of_small(const uint16_t* const digit[4], const uint8_t* negative, std::size_t len, std::size_t q,
+                int8_t* out) const {
+    const uint32_t c16 = c16_[q], c32 = c32_[q], c48 = c48_[q], c = reciprocal_[q];
+    const int32_t p = p_[q];
+    const uint16_t *a0 = digit[0], *a1 = digit[1], *a2 = digit[2], *a3 = digit[3];
+    for (std::size_t l = 0; l < len; ++l) {
+      const uint32_t t = a0[l] + a1[l] * c16 + a2[l] * c32 + a3[l] * c48;
+      const uint32_t quotient = static_cast<uint32_t>((static_cast<uint64_t>(t) * c) >> 34);
+      const int32_t r = static_cast<int32_t>(t - quotient * static_cast<uint32_t>(p));
+      out[l] = static_cast<int8_t>(symmetric(r, negative[l] != 0, p));
+    }
   }
 
  private:
-  int symmetric(int64_t r, bool negative, std::size_t q) const {
-    const int64_t p = by_[q].divisor();
-    if (negative) r = -r;
-    if (r >= p / 2) r -= p;
-    if (r < -(p / 2)) r += p;
+  static int symmetric(int64_t r, bool negative, int64_t p) {
+    r = negative ? -r : r;
+    r = r >= p / 2 ? r - p : r;
+    r = r < -(p / 2) ? r + p : r;
     return static_cast<int>(r);
   }
-  std::vector<FastMod> by_;
-  std::vector<uint32_t> c21_, c42_;
+  std::vector<int32_t> p_;
+  std::vector<uint32_t> c16_, c32_, c48_, reciprocal_;
 };
 
 // The residues of every line of an operand: plane l holds trunc(2^mu x) mod
-// p_l. One pass over the operand, every modulus per element, a line per task.
+// p_l. A line per task: its scaled integers split into 16-bit digits once,
+// then every modulus in a pass over them; magnitudes from 2^62 on (only with
+// more than 16 moduli) are overwritten by the wide path.
 template <typename At>
 void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const std::vector<int>& mu, At at,
                    Planes& planes, int threads) {
@@ -116,19 +140,24 @@ void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const st
   const std::size_t N = residues.count();
   const int t = driver::work_threads(threads, lines, k, N, 1 << 16);
   driver::parallel_for(t, lines, driver::Assign::blocks, [&](std::size_t r) {
-    int8_t* row[20];
-    for (std::size_t q = 0; q < N; ++q) row[q] = planes.s8_row(q, r);
+    std::vector<uint16_t> digits(4 * k);
+    std::vector<uint8_t> negative(k);
+    std::vector<std::size_t> wide;
+    const uint16_t* const digit[4] = {digits.data(), digits.data() + k, digits.data() + 2 * k, digits.data() + 3 * k};
+    const double power = mu[r] >= -1022 && mu[r] <= 1023 ? std::ldexp(1.0, mu[r]) : 0.0;
     for (std::size_t l = 0; l < k; ++l) {
-      const double v = at(r, l);
-      const double scaled = std::isfinite(v) ? std::trunc(std::ldexp(v, mu[r])) : 0.0;
+      const double scaled = scaled_integer(at(r, l), mu[r], power);
       const double magnitude = std::fabs(scaled);
-      if (Residues::small(magnitude)) {
-        const Residues::Split u = Residues::split(static_cast<uint64_t>(magnitude));
-        const bool negative = scaled < 0;
-        for (std::size_t q = 0; q < N; ++q) row[q][l] = static_cast<int8_t>(residues.of_small(u, negative, q));
-      } else {
-        for (std::size_t q = 0; q < N; ++q) row[q][l] = static_cast<int8_t>(residues.of(scaled, q));
-      }
+      uint64_t u = 0;
+      if (Residues::small(magnitude)) u = static_cast<uint64_t>(magnitude);
+      else wide.push_back(l);
+      negative[l] = scaled < 0;
+      for (int d = 0; d < 4; ++d) digits[d * k + l] = static_cast<uint16_t>(u >> (16 * d));
+    }
+    for (std::size_t q = 0; q < N; ++q) {
+      int8_t* row = planes.s8_row(q, r);
+      residues.of_small(digit, negative.data(), k, q, row);
+      for (std::size_t l : wide) row[l] = static_cast<int8_t>(residues.of(scaled_integer(at(r, l), mu[r], power), q));
     }
   });
 }
