@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ozaki/crt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <numeric>
@@ -153,6 +154,68 @@ double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride)
   mul_add(twice, 2, 0);
   if (compare(twice, m.product) > 0) return -to_double(minus(m.product, x));
   return to_double(x);
+}
+
+namespace {
+
+// t mod p for t < 2^26 and 128 < p <= 256: t - p floor(t c / 2^34) with
+// c = ceil(2^34 / p), exact (the proof is at Residues in scheme2.cpp: the
+// excess t e / (p 2^34), e < p, stays below 1 / p).
+inline uint32_t barrett(uint32_t t, uint32_t p, uint64_t c) {
+  return t - static_cast<uint32_t>((t * c) >> 34) * p;
+}
+
+}  // namespace
+
+void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t count, double* out) {
+  const std::size_t n = m.p.size();
+  bool small = m.fits_u128;
+  for (int p : m.p) small = small && p > 128 && p <= 256;
+  if (!small) {
+    for (std::size_t e = 0; e < count; ++e) out[e] = reconstruct(m, residues + e * n, 1);
+    return;
+  }
+  constexpr std::size_t kBlock = 64;
+  uint32_t digit[20][kBlock];
+  uint64_t c[20];
+  for (std::size_t l = 0; l < n; ++l) c[l] = ((uint64_t{1} << 34) + m.p[l] - 1) / m.p[l];
+  // x = low + (p_1 ... p_h) high: low the first h = min(8, N) digits, high
+  // the others, each mixed-radix part below 2^64 (P < 2^127, p_1 ... p_8 < 2^64).
+  const std::size_t h = std::min<std::size_t>(8, n);
+  uint64_t low_radix = 1;
+  for (std::size_t l = 0; l < h; ++l) low_radix *= static_cast<uint64_t>(m.p[l]);
+  const u128 P = (static_cast<u128>(m.product.limb[1]) << 64) | m.product.limb[0];
+  for (std::size_t e0 = 0; e0 < count; e0 += kBlock) {
+    const std::size_t len = std::min(kBlock, count - e0);
+    const uint8_t* res = residues + e0 * n;
+    for (std::size_t l = 0; l < n; ++l) {  // Garner, as in reconstruct
+      const uint32_t pl = static_cast<uint32_t>(m.p[l]), inverse = static_cast<uint32_t>(m.inverse[l]);
+      uint32_t known[kBlock] = {};
+      for (std::size_t j = 0; j < l; ++j) {
+        const uint32_t radix = static_cast<uint32_t>(m.radix[l][j]);
+        for (std::size_t b = 0; b < len; ++b) known[b] += digit[j][b] * radix;  // < 2^21
+      }
+      for (std::size_t b = 0; b < len; ++b) {
+        const uint32_t reduced = barrett(known[b], pl, c[l]);
+        const uint32_t r = res[b * n + l];
+        const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
+        digit[l][b] = barrett(diff * inverse, pl, c[l]);
+      }
+    }
+    for (std::size_t b = 0; b < len; ++b) {
+      uint64_t low = 0, high = 0;
+      for (std::size_t l = n; l-- > h;) high = high * static_cast<uint64_t>(m.p[l]) + digit[l][b];
+      for (std::size_t l = h; l-- > 0;) low = low * static_cast<uint64_t>(m.p[l]) + digit[l][b];
+      const u128 x = static_cast<u128>(high) * low_radix + low;
+      const bool negative = (x << 1) > P;
+      const u128 magnitude = negative ? P - x : x;
+      Wide w;
+      w.limb[0] = static_cast<uint64_t>(magnitude);
+      w.limb[1] = static_cast<uint64_t>(magnitude >> 64);
+      const double v = to_double(w);
+      out[e0 + b] = negative ? -v : v;
+    }
+  }
 }
 
 }  // namespace mmaemu::ozaki

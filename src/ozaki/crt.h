@@ -40,4 +40,9 @@ Moduli make_moduli(int count);
 /// bits, one rounding.
 double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride);
 
+/// reconstruct(m, residues + e N, 1) into out[e] for e < count (N moduli,
+/// element-major): the same bits, the Garner digits of a block of elements
+/// at a time in vectorisable 32-bit loops.
+void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t count, double* out);
+
 }  // namespace mmaemu::ozaki

@@ -5,6 +5,7 @@
 // Chinese remainder reconstruction, the scaling undone.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -60,6 +61,14 @@ int64_t mod_of(double v, int64_t p) {
   int64_t r = static_cast<int64_t>(std::ldexp(f, 53)) % p;
   for (int s = e - 53; s > 0; --s) r = r * 2 % p;
   return r;
+}
+
+// 2^s for s in [-1022, 1023], a normal double, from its bits.
+double power_of_two(int s) {
+  const uint64_t bits = static_cast<uint64_t>(s + 1023) << 52;
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
 }
 
 // trunc(2^mu v) for a finite v, as ldexp gives it: 2^mu v is rounded once
@@ -144,7 +153,7 @@ void residue_lines(std::size_t lines, std::size_t k, const Moduli& mod, const st
     std::vector<uint8_t> negative(k);
     std::vector<std::size_t> wide;
     const uint16_t* const digit[4] = {digits.data(), digits.data() + k, digits.data() + 2 * k, digits.data() + 3 * k};
-    const double power = mu[r] >= -1022 && mu[r] <= 1023 ? std::ldexp(1.0, mu[r]) : 0.0;
+    const double power = mu[r] >= -1022 && mu[r] <= 1023 ? power_of_two(mu[r]) : 0.0;
     for (std::size_t l = 0; l < k; ++l) {
       const double scaled = scaled_integer(at(r, l), mu[r], power);
       const double magnitude = std::fabs(scaled);
@@ -215,9 +224,13 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
   }
   const int threads = driver::work_threads(opt.threads, m, n, N * N, 1);
   driver::parallel_for(threads, m, driver::Assign::blocks, [&](std::size_t i) {
+    double* row = d + i * n;
+    reconstruct_many(mod, res.data() + i * n * N, n, row);
     for (std::size_t j = 0; j < n; ++j) {
-      const std::size_t e = i * n + j;
-      d[e] = std::ldexp(reconstruct(mod, res.data() + e * N, 1), -(mu[i] + nu[j]));
+      // 2^-(mu + nu) v: the product by a power of two is the one rounding
+      // ldexp makes when that power is a normal double.
+      const int s = -(mu[i] + nu[j]);
+      row[j] = s >= -1022 && s <= 1023 ? row[j] * power_of_two(s) : std::ldexp(row[j], s);
     }
   });
   if (opt.check) {

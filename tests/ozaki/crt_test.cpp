@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "common/hex.h"
 #include "ozaki/crt.h"
@@ -17,6 +18,7 @@ using mmaemu::ozaki::FastMod;
 using mmaemu::ozaki::make_moduli;
 using mmaemu::ozaki::Moduli;
 using mmaemu::ozaki::reconstruct;
+using mmaemu::ozaki::reconstruct_many;
 
 namespace {
 
@@ -83,5 +85,32 @@ TEST_CASE("the reconstruction's 128-bit path equals its 192-bit path") {
     }
   }
   CHECK(fast == 16);  // 16 moduli still fit (P < 2^127), 17 do not
+  CHECK(bad == 0);
+}
+
+TEST_CASE("reconstruct_many equals the 192-bit reconstruction, element by element") {
+  std::mt19937_64 rng(20250609);
+  std::size_t bad = 0;
+  for (int count = 1; count <= 20; ++count) {
+    const Moduli mod = make_moduli(count);
+    Moduli wide = mod;
+    wide.fits_u128 = false;
+    const std::size_t elements = 1 + rng() % 300;  // several blocks and a partial one
+    std::vector<uint8_t> r(elements * count);
+    for (std::size_t e = 0; e < elements; ++e)
+      for (int l = 0; l < count; ++l) {
+        const int p = mod.p[l];
+        const uint64_t pick = rng() % 8;
+        r[e * count + l] = static_cast<uint8_t>(pick == 0 ? 0 : pick == 1 ? 1 : pick == 2 ? p - 1 : rng() % p);
+      }
+    std::vector<double> got(elements);
+    reconstruct_many(mod, r.data(), elements, got.data());
+    for (std::size_t e = 0; e < elements; ++e) {
+      const double want = reconstruct(wide, r.data() + e * count, 1);
+      if (bits(got[e]) != bits(want) && ++bad < 10)
+        MESSAGE("moduli " << count << " element " << e << ": got " << hex(bits(got[e])) << ", 192-bit "
+                          << hex(bits(want)));
+    }
+  }
   CHECK(bad == 0);
 }
