@@ -156,29 +156,18 @@ double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride)
   return to_double(x);
 }
 
-namespace {
-
-// t mod p for t < 2^26 and 128 < p <= 256: t - p floor(t c / 2^34) with
-// c = ceil(2^34 / p), exact (the proof is at Residues in scheme2.cpp: the
-// excess t e / (p 2^34), e < p, stays below 1 / p).
-inline uint32_t barrett(uint32_t t, uint32_t p, uint64_t c) {
-  return t - static_cast<uint32_t>((t * c) >> 34) * p;
-}
-
-}  // namespace
-
-void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t count, double* out) {
+void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t plane, std::size_t count, double* out) {
   const std::size_t n = m.p.size();
   bool small = m.fits_u128;
   for (int p : m.p) small = small && p > 128 && p <= 256;
   if (!small) {
-    for (std::size_t e = 0; e < count; ++e) out[e] = reconstruct(m, residues + e * n, 1);
+    for (std::size_t e = 0; e < count; ++e) out[e] = reconstruct(m, residues + e, plane);
     return;
   }
   constexpr std::size_t kBlock = 64;
   uint32_t digit[20][kBlock];
-  uint64_t c[20];
-  for (std::size_t l = 0; l < n; ++l) c[l] = ((uint64_t{1} << 34) + m.p[l] - 1) / m.p[l];
+  std::vector<SmallMod> by;
+  for (int p : m.p) by.emplace_back(p);
   // x = low + (p_1 ... p_h) high: low the first h = min(8, N) digits, high
   // the others, each mixed-radix part below 2^64 (P < 2^127, p_1 ... p_8 < 2^64).
   const std::size_t h = std::min<std::size_t>(8, n);
@@ -187,7 +176,7 @@ void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t coun
   const u128 P = (static_cast<u128>(m.product.limb[1]) << 64) | m.product.limb[0];
   for (std::size_t e0 = 0; e0 < count; e0 += kBlock) {
     const std::size_t len = std::min(kBlock, count - e0);
-    const uint8_t* res = residues + e0 * n;
+    const uint8_t* res = residues + e0;
     for (std::size_t l = 0; l < n; ++l) {  // Garner, as in reconstruct
       const uint32_t pl = static_cast<uint32_t>(m.p[l]), inverse = static_cast<uint32_t>(m.inverse[l]);
       uint32_t known[kBlock] = {};
@@ -196,10 +185,10 @@ void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t coun
         for (std::size_t b = 0; b < len; ++b) known[b] += digit[j][b] * radix;  // < 2^21
       }
       for (std::size_t b = 0; b < len; ++b) {
-        const uint32_t reduced = barrett(known[b], pl, c[l]);
-        const uint32_t r = res[b * n + l];
+        const uint32_t reduced = by[l](known[b]);
+        const uint32_t r = res[l * plane + b];
         const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
-        digit[l][b] = barrett(diff * inverse, pl, c[l]);
+        digit[l][b] = by[l](diff * inverse);  // < 2^16
       }
     }
     for (std::size_t b = 0; b < len; ++b) {

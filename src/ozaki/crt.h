@@ -40,9 +40,27 @@ Moduli make_moduli(int count);
 /// bits, one rounding.
 double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride);
 
-/// reconstruct(m, residues + e N, 1) into out[e] for e < count (N moduli,
-/// element-major): the same bits, the Garner digits of a block of elements
-/// at a time in vectorisable 32-bit loops.
-void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t count, double* out);
+/// reconstruct(m, residues + e, plane) into out[e] for e < count (the
+/// residue by p_l of element e at residues[l plane + e]): the same bits, the
+/// Garner digits of a block of elements at a time in vectorisable 32-bit
+/// loops.
+void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t plane, std::size_t count, double* out);
+
+/// t mod p for t < 2^26 and 128 < p <= 256 (every scheme II modulus), in
+/// 32- and 64-bit steps that vectorise: t - p floor(t c / 2^34) with
+/// c = ceil(2^34 / p) < 2^27. Exact (Barrett): c = (2^34 + e) / p with
+/// 0 <= e < p, so t c / 2^34 = t / p + t e / (p 2^34), and t e < 2^34 keeps
+/// the excess below 1 / p; t / p = Q + j / p with j <= p - 1, so the floor
+/// stays Q = floor(t / p), the same integer as `%` gives.
+class SmallMod {
+ public:
+  explicit SmallMod(int p) : p_(static_cast<uint32_t>(p)), c_(((uint64_t{1} << 34) + p_ - 1) / p_) {}
+  uint32_t operator()(uint32_t t) const { return t - static_cast<uint32_t>((t * c_) >> 34) * p_; }
+  uint32_t divisor() const { return p_; }
+
+ private:
+  uint32_t p_;
+  uint64_t c_;
+};
 
 }  // namespace mmaemu::ozaki

@@ -11,7 +11,6 @@
 
 #include "driver/parallel.h"
 #include "ozaki/crt.h"
-#include "ozaki/fast_mod.h"
 #include "ozaki/planes.h"
 #include "ozaki/problem.h"
 #include "ozaki/unit_product.h"
@@ -87,12 +86,9 @@ double scaled_integer(double v, int mu, double power) {
 // Below 2^62 a magnitude u = a3 2^48 + a2 2^32 + a1 2^16 + a0 (a3 < 2^14,
 // the others < 2^16) has u = t (mod p) with
 // t = a0 + a1 (2^16 mod p) + a2 (2^32 mod p) + a3 (2^48 mod p) < 2^26, and
-// t mod p = t - p floor(t c / 2^34), c = ceil(2^34 / p) (< 2^27 for
-// p > 128): with c = (2^34 + e) / p, 0 <= e < p <= 256,
-// t c / 2^34 = t / p + t e / (p 2^34) and t e < 2^34, so the excess is
-// below 1 / p and cannot carry floor(t / p) = Q + j / p (j <= p - 1) to
-// Q + 1. The same integer as `%`; every step in 32 or 64 bits, so the loops
-// over a line vectorise. Above 2^62, mod_of.
+// t mod p comes from SmallMod (crt.h: exact, the same integer as `%`);
+// every step in 32 or 64 bits, so the loops over a line vectorise. Above
+// 2^62, mod_of.
 class Residues {
  public:
   explicit Residues(const Moduli& mod) {
@@ -103,7 +99,7 @@ class Residues {
       c16_.push_back(static_cast<uint32_t>((int64_t{1} << 16) % q));
       c32_.push_back(static_cast<uint32_t>((int64_t{1} << 32) % q));
       c48_.push_back(static_cast<uint32_t>((int64_t{1} << 48) % q));
-      reciprocal_.push_back(static_cast<uint32_t>(((int64_t{1} << 34) + q - 1) / q));  // p in (128, 256]
+      by_.emplace_back(p);
     }
   }
   std::size_t count() const { return p_.size(); }
@@ -116,14 +112,20 @@ class Residues {
   // digits digit[d][l] and signs negative[l].
   void of_small(const uint16_t* const digit[4], const uint8_t* negative, std::size_t len, std::size_t q,
                 int8_t* out) const {
-    const uint32_t c16 = c16_[q], c32 = c32_[q], c48 = c48_[q], c = reciprocal_[q];
+    const uint32_t c16 = c16_[q], c32 = c32_[q], c48 = c48_[q];
+    const SmallMod by = by_[q];
     const int32_t p = p_[q];
     const uint16_t *a0 = digit[0], *a1 = digit[1], *a2 = digit[2], *a3 = digit[3];
+    const int32_t half = p / 2;
     for (std::size_t l = 0; l < len; ++l) {
       const uint32_t t = a0[l] + a1[l] * c16 + a2[l] * c32 + a3[l] * c48;
-      const uint32_t quotient = static_cast<uint32_t>((static_cast<uint64_t>(t) * c) >> 34);
-      const int32_t r = static_cast<int32_t>(t - quotient * static_cast<uint32_t>(p));
-      out[l] = static_cast<int8_t>(symmetric(r, negative[l] != 0, p));
+      const int32_t r = static_cast<int32_t>(by(t));
+      // symmetric(), branch-free: the sign, then the two range corrections.
+      const int32_t sign = -static_cast<int32_t>(negative[l]);  // 0 or -1
+      int32_t v = (r ^ sign) - sign;
+      v -= p & -static_cast<int32_t>(v >= half);
+      v += p & -static_cast<int32_t>(v < -half);
+      out[l] = static_cast<int8_t>(v);
     }
   }
 
@@ -135,7 +137,8 @@ class Residues {
     return static_cast<int>(r);
   }
   std::vector<int32_t> p_;
-  std::vector<uint32_t> c16_, c32_, c48_, reciprocal_;
+  std::vector<uint32_t> c16_, c32_, c48_;
+  std::vector<SmallMod> by_;
 };
 
 // The residues of every line of an operand: plane l holds trunc(2^mu x) mod
@@ -189,7 +192,7 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
   // Residues |r| <= 128: products <= 2^14, int32 sums exact over a chunk.
   const std::vector<Chunk> chunks = chunks_of(k, integer_chunk(128));
   UnitProduct up(unit, opt.threads, opt.check, m, n);
-  std::vector<uint8_t> res(N * m * n, 0);  // (A'B' mod p_l) in [0, p_l), element-major
+  std::vector<uint8_t> res(N * m * n, 0);  // (A'B' mod p_l) in [0, p_l), plane l at l m n
   std::vector<uint8_t> bad(opt.check ? m * n : 0), out_bad(opt.check ? m * n : 0);
   for (std::size_t q = 0; q < N; ++q) {
     const int pq = mod.p[q];
@@ -197,17 +200,21 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
     for (const Chunk& c : chunks) {
       up.run(A, q, B, q, c);
       const int32_t* value = up.int_values();
-      const FastMod by(static_cast<uint32_t>(pq));
-      const uint32_t offset = by(0x80000000u);  // 2^31 mod p: value + 2^31 >= 0 fits 32 bits
+      const SmallMod by(pq);
+      const uint32_t c16 = (uint32_t{1} << 16) % pq;
+      const uint32_t offset = static_cast<uint32_t>((int64_t{1} << 31) % pq);
+      uint8_t* plane = res.data() + q * m * n;
       const int t = driver::work_threads(opt.threads, m, n, 1, 1 << 16);
       driver::parallel_for(t, m, driver::Assign::blocks, [&](std::size_t i) {
         for (std::size_t e = i * n; e < (i + 1) * n; ++e) {
-          // (res + value) mod p in [0, p): the same integer as reducing with `%`.
-          const uint32_t v = by(static_cast<uint32_t>(value[e]) + 0x80000000u);  // (value + 2^31) mod p
-          uint32_t r = res[e * N + q] + v + (static_cast<uint32_t>(pq) - offset);  // < 3 p
+          // (res + value) mod p in [0, p): u = value + 2^31 in [0, 2^32),
+          // u = h 2^16 + l = h (2^16 mod p) + l < 2^25 (mod p), less 2^31 mod p.
+          const uint32_t u = static_cast<uint32_t>(value[e]) + 0x80000000u;
+          const uint32_t v = by((u >> 16) * c16 + (u & 0xFFFFu));
+          uint32_t r = plane[e] + v + (static_cast<uint32_t>(pq) - offset);  // < 3 p
           r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
           r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
-          res[e * N + q] = static_cast<uint8_t>(r);
+          plane[e] = static_cast<uint8_t>(r);
         }
       });
       if (opt.check)
@@ -225,7 +232,7 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
   const int threads = driver::work_threads(opt.threads, m, n, N * N, 1);
   driver::parallel_for(threads, m, driver::Assign::blocks, [&](std::size_t i) {
     double* row = d + i * n;
-    reconstruct_many(mod, res.data() + i * n * N, n, row);
+    reconstruct_many(mod, res.data() + i * n, m * n, n, row);
     for (std::size_t j = 0; j < n; ++j) {
       // 2^-(mu + nu) v: the product by a power of two is the one rounding
       // ldexp makes when that power is a normal double.

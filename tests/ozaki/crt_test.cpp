@@ -62,6 +62,17 @@ TEST_CASE("FastMod equals % on the ranges scheme II reduces") {
   CHECK(bad == 0);
 }
 
+TEST_CASE("SmallMod equals % below 2^26 for every scheme II modulus") {
+  const Moduli mod = make_moduli(20);
+  std::size_t bad = 0;
+  for (int p : mod.p) {
+    const mmaemu::ozaki::SmallMod by(p);
+    for (uint32_t t = 0; t < (1u << 26); t += (t < (1u << 20) || t > (1u << 26) - (1u << 20)) ? 1 : 97)
+      if (by(t) != t % static_cast<uint32_t>(p) && ++bad < 10) MESSAGE("p " << p << " t " << t << ": got " << by(t));
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("the reconstruction's 128-bit path equals its 192-bit path") {
   std::mt19937_64 rng(20250608);
   std::size_t bad = 0, fast = 0;
@@ -96,17 +107,18 @@ TEST_CASE("reconstruct_many equals the 192-bit reconstruction, element by elemen
     Moduli wide = mod;
     wide.fits_u128 = false;
     const std::size_t elements = 1 + rng() % 300;  // several blocks and a partial one
-    std::vector<uint8_t> r(elements * count);
+    const std::size_t plane = elements + rng() % 5;
+    std::vector<uint8_t> r(plane * count);
     for (std::size_t e = 0; e < elements; ++e)
       for (int l = 0; l < count; ++l) {
         const int p = mod.p[l];
         const uint64_t pick = rng() % 8;
-        r[e * count + l] = static_cast<uint8_t>(pick == 0 ? 0 : pick == 1 ? 1 : pick == 2 ? p - 1 : rng() % p);
+        r[l * plane + e] = static_cast<uint8_t>(pick == 0 ? 0 : pick == 1 ? 1 : pick == 2 ? p - 1 : rng() % p);
       }
     std::vector<double> got(elements);
-    reconstruct_many(mod, r.data(), elements, got.data());
+    reconstruct_many(mod, r.data(), plane, elements, got.data());
     for (std::size_t e = 0; e < elements; ++e) {
-      const double want = reconstruct(wide, r.data() + e * count, 1);
+      const double want = reconstruct(wide, r.data() + e, plane);
       if (bits(got[e]) != bits(want) && ++bad < 10)
         MESSAGE("moduli " << count << " element " << e << ": got " << hex(bits(got[e])) << ", 192-bit "
                           << hex(bits(want)));
