@@ -165,7 +165,7 @@ void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t plan
     return;
   }
   constexpr std::size_t kBlock = 64;
-  uint32_t digit[20][kBlock];
+  uint32_t digit[20][kBlock] = {};  // whole blocks: lanes past len hold harmless values
   std::vector<SmallMod> by;
   for (int p : m.p) by.emplace_back(p);
   // x = low + (p_1 ... p_h) high: low the first h = min(8, N) digits, high
@@ -182,20 +182,27 @@ void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t plan
       uint32_t known[kBlock] = {};
       for (std::size_t j = 0; j < l; ++j) {
         const uint32_t radix = static_cast<uint32_t>(m.radix[l][j]);
-        for (std::size_t b = 0; b < len; ++b) known[b] += digit[j][b] * radix;  // < 2^21
+        for (std::size_t b = 0; b < kBlock; ++b) known[b] += digit[j][b] * radix;  // < 2^21
       }
+      const SmallMod reduce = by[l];
       for (std::size_t b = 0; b < len; ++b) {
-        const uint32_t reduced = by[l](known[b]);
+        const uint32_t reduced = reduce(known[b]);
         const uint32_t r = res[l * plane + b];
         const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
-        digit[l][b] = by[l](diff * inverse);  // < 2^16
+        digit[l][b] = reduce(diff * inverse);  // < 2^16
       }
     }
+    uint64_t low[kBlock] = {}, high[kBlock] = {};  // Horner from the top digit of each part
+    for (std::size_t l = n; l-- > h;) {
+      const uint64_t pl = static_cast<uint64_t>(m.p[l]);
+      for (std::size_t b = 0; b < kBlock; ++b) high[b] = high[b] * pl + digit[l][b];
+    }
+    for (std::size_t l = h; l-- > 0;) {
+      const uint64_t pl = static_cast<uint64_t>(m.p[l]);
+      for (std::size_t b = 0; b < kBlock; ++b) low[b] = low[b] * pl + digit[l][b];
+    }
     for (std::size_t b = 0; b < len; ++b) {
-      uint64_t low = 0, high = 0;
-      for (std::size_t l = n; l-- > h;) high = high * static_cast<uint64_t>(m.p[l]) + digit[l][b];
-      for (std::size_t l = h; l-- > 0;) low = low * static_cast<uint64_t>(m.p[l]) + digit[l][b];
-      const u128 x = static_cast<u128>(high) * low_radix + low;
+      const u128 x = static_cast<u128>(high[b]) * low_radix + low[b];
       const bool negative = (x << 1) > P;
       const u128 magnitude = negative ? P - x : x;
       Wide w;

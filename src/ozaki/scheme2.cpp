@@ -206,15 +206,20 @@ void scheme2_product(const Unit& unit, const Scheme& scheme, const RunOptions& o
       uint8_t* plane = res.data() + q * m * n;
       const int t = driver::work_threads(opt.threads, m, n, 1, 1 << 16);
       driver::parallel_for(t, m, driver::Assign::blocks, [&](std::size_t i) {
-        for (std::size_t e = i * n; e < (i + 1) * n; ++e) {
+        const std::size_t row = n;  // locals, so that the loop's count is known and it vectorises
+        uint8_t* const out = plane + i * row;
+        const int32_t* const in = value + i * row;
+        const uint32_t p = static_cast<uint32_t>(pq), shift = p - offset, low16 = c16;
+        const SmallMod reduce = by;
+        for (std::size_t j = 0; j < row; ++j) {
           // (res + value) mod p in [0, p): u = value + 2^31 in [0, 2^32),
           // u = h 2^16 + l = h (2^16 mod p) + l < 2^25 (mod p), less 2^31 mod p.
-          const uint32_t u = static_cast<uint32_t>(value[e]) + 0x80000000u;
-          const uint32_t v = by((u >> 16) * c16 + (u & 0xFFFFu));
-          uint32_t r = plane[e] + v + (static_cast<uint32_t>(pq) - offset);  // < 3 p
-          r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
-          r = r >= static_cast<uint32_t>(pq) ? r - pq : r;
-          plane[e] = static_cast<uint8_t>(r);
+          const uint32_t u = static_cast<uint32_t>(in[j]) + 0x80000000u;
+          const uint32_t v = reduce((u >> 16) * low16 + (u & 0xFFFFu));
+          uint32_t r = out[j] + v + shift;  // < 3 p
+          r = r >= p ? r - p : r;
+          r = r >= p ? r - p : r;
+          out[j] = static_cast<uint8_t>(r);
         }
       });
       if (opt.check)
