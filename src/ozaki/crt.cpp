@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ozaki/crt.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <numeric>
@@ -101,6 +102,8 @@ Moduli make_moduli(int count) {
   m.product.limb[0] = 1;
   for (int q : m.p) mul_add(m.product, static_cast<uint64_t>(q), 0);
   m.product_log2 = bit_length(m.product) - 1;
+  m.fits_u128 = bit_length(m.product) <= 127;
+  for (int q : m.p) m.by.emplace_back(static_cast<uint32_t>(q));
   const std::size_t n = m.p.size();
   m.radix.assign(n, {});
   m.inverse.assign(n, 1);
@@ -116,17 +119,33 @@ Moduli make_moduli(int count) {
   return m;
 }
 
+// Exactly the integer steps of the 192-bit path: x < P < 2^127, so
+// x p_l + v_l, 2x and P - x never leave 128 bits, and the rounding is the
+// same to_double of the same integer.
 double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride) {
   const std::size_t n = m.p.size();
-  int digit[20];
+  uint32_t digit[20];
   // Garner: x = v_1 + p_1 (v_2 + p_2 (v_3 + ...)), 0 <= v_l < p_l.
   for (std::size_t l = 0; l < n; ++l) {  // 32-bit: every term below 2^16, sums below 2^21
-    const int pl = m.p[l];
-    int known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
-    for (std::size_t j = 0; j < l; ++j) known += digit[j] * m.radix[l][j];
-    int diff = residues[l * stride] - known % pl;
-    if (diff < 0) diff += pl;
-    digit[l] = diff * m.inverse[l] % pl;
+    const uint32_t pl = static_cast<uint32_t>(m.p[l]);
+    uint32_t known = 0;  // (v_1 + p_1 v_2 + ... ) mod p_l
+    for (std::size_t j = 0; j < l; ++j) known += digit[j] * static_cast<uint32_t>(m.radix[l][j]);
+    const uint32_t reduced = m.by[l](known);
+    const uint32_t r = residues[l * stride];
+    const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
+    digit[l] = m.by[l](diff * static_cast<uint32_t>(m.inverse[l]));
+  }
+  if (m.fits_u128) {
+    u128 x = 0;  // Horner from the top digit: x = x p_l + v_l
+    for (std::size_t l = n; l-- > 0;) x = x * static_cast<uint64_t>(m.p[l]) + digit[l];
+    const u128 P = (static_cast<u128>(m.product.limb[1]) << 64) | m.product.limb[0];
+    const bool negative = (x << 1) > P;  // the symmetric representative: x - P when x > P/2
+    const u128 magnitude = negative ? P - x : x;
+    Wide w;
+    w.limb[0] = static_cast<uint64_t>(magnitude);
+    w.limb[1] = static_cast<uint64_t>(magnitude >> 64);
+    const double v = to_double(w);
+    return negative ? -v : v;
   }
   Wide x;  // Horner from the top digit: x = x p_l + v_l
   for (std::size_t l = n; l-- > 0;) mul_add(x, static_cast<uint64_t>(m.p[l]), static_cast<uint64_t>(digit[l]));
@@ -135,6 +154,64 @@ double reconstruct(const Moduli& m, const uint8_t* residues, std::size_t stride)
   mul_add(twice, 2, 0);
   if (compare(twice, m.product) > 0) return -to_double(minus(m.product, x));
   return to_double(x);
+}
+
+void reconstruct_many(const Moduli& m, const uint8_t* residues, std::size_t plane, std::size_t count, double* out) {
+  const std::size_t n = m.p.size();
+  bool small = m.fits_u128;
+  for (int p : m.p) small = small && p > 128 && p <= 256;
+  if (!small) {
+    for (std::size_t e = 0; e < count; ++e) out[e] = reconstruct(m, residues + e, plane);
+    return;
+  }
+  constexpr std::size_t kBlock = 64;
+  uint32_t digit[20][kBlock] = {};  // whole blocks: lanes past len hold harmless values
+  std::vector<SmallMod> by;
+  for (int p : m.p) by.emplace_back(p);
+  // x = low + (p_1 ... p_h) high: low the first h = min(8, N) digits, high
+  // the others, each mixed-radix part below 2^64 (P < 2^127, p_1 ... p_8 < 2^64).
+  const std::size_t h = std::min<std::size_t>(8, n);
+  uint64_t low_radix = 1;
+  for (std::size_t l = 0; l < h; ++l) low_radix *= static_cast<uint64_t>(m.p[l]);
+  const u128 P = (static_cast<u128>(m.product.limb[1]) << 64) | m.product.limb[0];
+  for (std::size_t e0 = 0; e0 < count; e0 += kBlock) {
+    const std::size_t len = std::min(kBlock, count - e0);
+    const uint8_t* res = residues + e0;
+    for (std::size_t l = 0; l < n; ++l) {  // Garner, as in reconstruct
+      const uint32_t pl = static_cast<uint32_t>(m.p[l]), inverse = static_cast<uint32_t>(m.inverse[l]);
+      uint32_t known[kBlock] = {};
+      for (std::size_t j = 0; j < l; ++j) {
+        const uint32_t radix = static_cast<uint32_t>(m.radix[l][j]);
+        for (std::size_t b = 0; b < kBlock; ++b) known[b] += digit[j][b] * radix;  // < 2^21
+      }
+      const SmallMod reduce = by[l];
+      for (std::size_t b = 0; b < len; ++b) {
+        const uint32_t reduced = reduce(known[b]);
+        const uint32_t r = res[l * plane + b];
+        const uint32_t diff = r >= reduced ? r - reduced : r + pl - reduced;
+        digit[l][b] = reduce(diff * inverse);  // < 2^16
+      }
+    }
+    uint64_t low[kBlock] = {}, high[kBlock] = {};  // Horner from the top digit of each part
+    for (std::size_t l = n; l-- > h;) {
+      const uint64_t pl = static_cast<uint64_t>(m.p[l]);
+      for (std::size_t b = 0; b < kBlock; ++b) high[b] = high[b] * pl + digit[l][b];
+    }
+    for (std::size_t l = h; l-- > 0;) {
+      const uint64_t pl = static_cast<uint64_t>(m.p[l]);
+      for (std::size_t b = 0; b < kBlock; ++b) low[b] = low[b] * pl + digit[l][b];
+    }
+    for (std::size_t b = 0; b < len; ++b) {
+      const u128 x = static_cast<u128>(high[b]) * low_radix + low[b];
+      const bool negative = (x << 1) > P;
+      const u128 magnitude = negative ? P - x : x;
+      Wide w;
+      w.limb[0] = static_cast<uint64_t>(magnitude);
+      w.limb[1] = static_cast<uint64_t>(magnitude >> 64);
+      const double v = to_double(w);
+      out[e0 + b] = negative ? -v : v;
+    }
+  }
 }
 
 }  // namespace mmaemu::ozaki

@@ -20,6 +20,9 @@ class Planes {
 
   void set(std::size_t plane, std::size_t row, std::size_t l, int digit);
   int64_t get(std::size_t plane, std::size_t row, std::size_t l) const;
+  /// The int8 codes of (plane, row), k of them (input s8 only): for writers
+  /// that fill a row at a time, with exactly what set() would store.
+  int8_t* s8_row(std::size_t plane, std::size_t row) { return bytes_.data() + index(plane, row, 0); }
   /// The first element of (plane, row 0) at column l0 (l0 even for int4).
   const void* at(std::size_t plane, std::size_t l0) const;
   /// The leading dimension of a plane, in elements of its storage (bytes for int4).

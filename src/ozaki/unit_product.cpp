@@ -22,7 +22,7 @@ std::size_t integer_chunk(int digit_max) {
 }
 
 UnitProduct::UnitProduct(const Unit& unit, int threads, bool check, std::size_t m, std::size_t n)
-    : unit_(unit), threads_(threads), check_(check), m_(m), n_(n), value_(m * n), exact_(check ? m * n : 0) {
+    : unit_(unit), threads_(threads), check_(check), m_(m), n_(n), value_(unit.integer() ? 0 : m * n), exact_(check ? m * n : 0) {
   if (unit.integer()) int_out_.resize(m * n);
   else float_out_.resize(m * n);
 }
@@ -46,7 +46,6 @@ void UnitProduct::run_unit(const Planes& a, std::size_t pa, const Planes& b, std
     driver::Operand B{unit_.input, b.at(pb, c.k0), static_cast<std::ptrdiff_t>(b.ld()), true};
     A.fp4_packed = B.fp4_packed = unit_.input == Fmt::s4;
     driver::gemm(spec, m, n, c.len, 1.0, A, B, 0.0, Fmt::s32, int_out_.data(), static_cast<std::ptrdiff_t>(n));
-    for (std::size_t e = 0; e < m * n; ++e) value_[e] = int_out_[e];
   } else {
     spec.input_round = Round::rne;
     spec.input_overflow = Overflow::ieee;
@@ -73,7 +72,7 @@ void UnitProduct::run_exact(const Planes& a, std::size_t pa, const Planes& b, st
       int64_t sum = 0;
       for (std::size_t l = 0; l < c.len; ++l) sum += static_cast<int64_t>(ad[l]) * bj[l];
       const std::size_t e = i * n_ + j;
-      exact_[e] = value_[e] == static_cast<double>(sum);
+      exact_[e] = value(e) == static_cast<double>(sum);
     }
   });
 }

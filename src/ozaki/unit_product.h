@@ -37,7 +37,9 @@ class UnitProduct {
   /// unit's result (int32 or fp32) as a double and, with the check,
   /// exact(i*n + j) whether it equals the exact integer product.
   void run(const Planes& a, std::size_t pa, const Planes& b, std::size_t pb, const Chunk& c);
-  double value(std::size_t e) const { return value_[e]; }
+  double value(std::size_t e) const { return unit_.integer() ? int_out_[e] : value_[e]; }
+  /// The int32 results of an integer unit, i*n + j.
+  const int32_t* int_values() const { return int_out_.data(); }
   bool exact(std::size_t e) const { return exact_[e] != 0; }
   bool checking() const { return check_; }
 
@@ -51,7 +53,7 @@ class UnitProduct {
   std::size_t m_, n_;
   std::vector<int32_t> int_out_;
   std::vector<float> float_out_;
-  std::vector<double> value_;
+  std::vector<double> value_;  // floating-point units
   std::vector<uint8_t> exact_;
 };
 

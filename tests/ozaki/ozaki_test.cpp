@@ -173,6 +173,25 @@ TEST_CASE("scheme II on the int8 unit equals the exact product of the scaled int
   CHECK(bad == 0);
 }
 
+// Sizes where the residue, reduction and reconstruction passes split over
+// threads, up to the 16 moduli the reference's 128-bit product can hold
+// (crt_test checks the reconstruction for 17 to 20).
+TEST_CASE("scheme II on larger operands and up to 16 moduli equals the reference, bit for bit") {
+  std::mt19937_64 rng(seed() + 7);
+  std::size_t bad = 0;
+  each_target([&](const std::string& target, int threads) {
+    for (int N : {14, 15, 16}) {
+      const double phi = static_cast<double>(rng() % 5);
+      const std::size_t m = 40 + rng() % 16, n = 40 + rng() % 16, k = 150 + rng() % 100;
+      const Mat A = draw(m, k, phi, rng), B = draw(k, n, phi, rng);
+      const std::string scheme = "ozaki2:" + std::to_string(N);
+      bad += compare(target + " H100 " + scheme + " large", run_api({"H100", MMAEMU_S8, scheme}, A, B, threads, rng),
+                     ozaki_ref::scheme2(A, B, ozaki_ref::moduli_log2(N)));
+    }
+  });
+  CHECK(bad == 0);
+}
+
 namespace {
 
 // D by the C API, row-major, no transposes; stats out.
