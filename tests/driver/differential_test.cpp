@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -439,6 +441,59 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
     }
   });
   MESSAGE(targets << " targets, " << rows << " rows x targets, " << dots << " dot products");
+  CHECK(rows > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("fp16 results stored as fp32: the epilogue's direct path equals its generic one") {
+  // fp16 results in fp32 storage (an sgemm on an fp16-result unit) take a
+  // direct path in the epilogue; fp64 storage of the same C takes the
+  // generic one (convert, is_nan). Each D, widened, must match; a NaN is
+  // the unit's NaN in fp32. alpha and beta of both semantics, C with NaN,
+  // Inf, zeros and values that overflow fp16.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if (row.out != Fmt::fp16 || is_integer_row(row)) continue;
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " fp16 into fp32"));
+    const double alphas[] = {1.0, 0.5, -3.0, 1.0e-5}, betas[] = {0.0, 1.0, 0.25, -7.5e4};
+    for (int t = 0; t < 16; ++t) {
+      const std::size_t m = 1 + g.rng() % 9, n = 1 + g.rng() % 37, k = g.rng() % 40;
+      const bool into_c = t % 2;
+      const double alpha = alphas[t / 2 % 4], beta = betas[(t / 8 + t) % 4];
+      std::vector<uint8_t> As(m * k * 8 + 8), Bs(k * n * 8 + 8);
+      for (std::size_t i = 0; i < m * k; ++i) driver::store(row.in, As.data(), i, g.bits(row.in, false, 0));
+      for (std::size_t i = 0; i < k * n; ++i) driver::store(row.in, Bs.data(), i, g.bits(row.in, false, 0));
+      std::vector<uint32_t> C32(m * n);
+      for (auto& x : C32) {
+        const uint64_t r = g.rng() % 8;
+        x = r == 0 ? 0x7FC00000u : r == 1 ? 0xFF800000u : r == 2 ? 0x80000000u
+                   : static_cast<uint32_t>(g.bits(Fmt::fp32, true, 127 + static_cast<int>(g.rng() % 40) - 25));
+      }
+      std::vector<double> C64(m * n);
+      for (std::size_t i = 0; i < C32.size(); ++i) C64[i] = std::bit_cast<float>(C32[i]);
+      driver::GemmSpec spec;
+      spec.row = &row;
+      spec.accumulate_into_c = into_c;
+      driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(k), false};
+      driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(n), false};
+      const auto ld = static_cast<std::ptrdiff_t>(n);
+      driver::gemm(spec, m, n, k, alpha, a, b, beta, Fmt::fp32, C32.data(), ld);
+      driver::gemm(spec, m, n, k, alpha, a, b, beta, Fmt::fp64, C64.data(), ld);
+      for (std::size_t i = 0; i < m * n; ++i) {
+        const float got = std::bit_cast<float>(C32[i]);
+        const bool ok = std::isnan(C64[i]) ? C32[i] == static_cast<uint32_t>(row.nan32)
+                                           : !std::isnan(got) && static_cast<double>(got) == C64[i] &&
+                                                 std::signbit(got) == std::signbit(C64[i]);
+        if (!ok && ++bad <= 3)
+          FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " into_c " << into_c
+                             << " alpha " << alpha << " beta " << beta << " at " << i << ": fp32 storage "
+                             << hex(C32[i]) << ", fp64 storage " << hex(std::bit_cast<uint64_t>(C64[i])));
+      }
+      dots += m * n;
+    }
+  }
+  MESSAGE(rows << " rows, " << dots << " elements");
   CHECK(rows > 0);
   CHECK(bad == 0);
 }
