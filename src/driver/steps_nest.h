@@ -168,13 +168,17 @@ void run_task(const MacroArgs& g, const K& kind, const NestChunk<typename K::BPa
     if (!acc32.empty()) r32 = acc32.data() + task.i0 * nc;
     if (!acc64.empty()) r64 = acc64.data() + task.i0 * nc;
   }
-  if (p.first && !kind.sink)
+  if (p.first && !kind.sink) {
+    // Chains from +0 (zero_init: one value for every element), else from C.
+    const bool zero = g.epilogue.zero_init();
+    const uint64_t z = zero ? g.epilogue.initial_acc(0, 0) : 0;
     for (std::size_t r = 0; r < task.mc; ++r)
       for (std::size_t w = task.w_lo; w < task.w_hi; ++w) {
-        const uint64_t a0 = g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
+        const uint64_t a0 = zero ? z : g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
         if (kind.fp64) r64[r * nc + w] = a0;
         else r32[r * nc + w] = static_cast<uint32_t>(a0);
       }
+  }
   // k = 0 (one empty chunk): no step to run, D is the epilogue of the start.
   if (ch.steps || kind.sink) kind.task(ch, p, k0, task, *a, r32, r64);
   if (p.last && !kind.sink)
