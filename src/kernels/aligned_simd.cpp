@@ -103,11 +103,21 @@ HWY_INLINE VI32 HalfOfSingle(VI32 x, int32_t nan16) {
 }
 
 // A normal float x rounded to fp16 with RNE, as fp32 bits (+-Inf past the
-// largest fp16). Normal fp16 range: the fp32 bits rounded at bit 13 (a
-// carry moves into the exponent, as it should). Below 2^-14: one float
-// addition at 2^-1, whose ulp is the fp16 subnormal step 2^-24, RNE by the
-// host (the caller holds FpEnvGuard: round to nearest, no FTZ).
+// largest fp16). On x86 with F16C (AVX2) or AVX-512: the hardware
+// conversion to fp16 with RNE given in the instruction (IEEE 754: subnormal
+// results, overflow to Inf), and back, exact. Otherwise: in the normal fp16
+// range the fp32 bits rounded at bit 13 (a carry moves into the exponent,
+// as it should); below 2^-14 one float addition at 2^-1, whose ulp is the
+// fp16 subnormal step 2^-24, RNE by the host (the caller holds FpEnvGuard:
+// round to nearest, no FTZ).
 HWY_INLINE VI32 RoundToHalf(VI32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x.raw), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return VI32{_mm512_castps_si512(_mm512_cvtph_ps(h))};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(x.raw), _MM_FROUND_TO_NEAREST_INT);
+  return VI32{_mm256_castps_si256(_mm256_cvtph_ps(h))};
+#else
   const DI32 di;
   const DF32 df;
   const auto a = hn::And(x, hn::Set(di, 0x7FFFFFFF));
@@ -118,6 +128,7 @@ HWY_INLINE VI32 RoundToHalf(VI32 x) {
   const auto sub = hn::BitCast(di, hn::Sub(hn::Add(hn::BitCast(df, a), half), half));
   return hn::Or(hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x38800000)), sub, n),
                 hn::And(x, hn::Set(di, static_cast<int32_t>(0x80000000u))));
+#endif
 }
 
 // A finite double V rounded to fp16 with RNE, as a double (+-Inf past the
