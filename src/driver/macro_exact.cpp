@@ -120,29 +120,17 @@ void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, st
     for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
 }
 
-// The NaN/Inf flags of lane group gg of B's chunk from its columns'.
-void flag_exact_group(const ExactTasks& p, const ExactChunk& ch, ExactPanel& b, std::size_t gg) {
-  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
-    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
-}
-
-// Packs lane group gg of B's chunk and its flags.
-void pack_exact_group(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
-                      std::size_t gg) {
-  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
-    pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
-  flag_exact_group(p, ch, b, gg);
-}
-
 // B's chunk packed by all threads: by lane groups, or, with fewer groups
-// than threads, column by column and then the groups' flags.
+// than threads, by lane groups in slices of k (the lanes of a group share
+// cache lines, its steps do not).
 void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b) {
-  if (p.groups >= static_cast<std::size_t>(g.threads))
-    return parallel_for(g.threads, p.groups, Assign::blocks,
-                        [&](std::size_t gg) { pack_exact_group(g, p, k0, ch, b, gg); });
-  parallel_for(g.threads, p.nc, Assign::blocks,
-               [&](std::size_t v) { pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v); });
-  for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
+  const std::size_t threads = static_cast<std::size_t>(g.threads);
+  const std::size_t slices =
+      p.groups >= threads ? 1 : std::clamp<std::size_t>((2 * threads + p.groups - 1) / p.groups, 1, std::max<std::size_t>(ch.steps, 1));
+  parallel_for(g.threads, p.groups * slices, Assign::blocks, [&](std::size_t t) {
+    const std::size_t gg = t / slices, j = t % slices;
+    pack_exact_group(g.row, g.spec, g.B, p.j0, k0, ch.kc, b, gg, ch.steps * j / slices, ch.steps * (j + 1) / slices);
+  });
 }
 
 // Slice j of `slices` of B's chunk (every column of the panel, the
@@ -152,9 +140,7 @@ void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const 
 void pack_exact_slice(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
                       std::size_t j, std::size_t slices) {
   const std::size_t s0 = ch.steps * j / slices, s1 = ch.steps * (j + 1) / slices;
-  for (std::size_t v = 0; v < p.nc; ++v) pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v, s0, s1);
-  for (std::size_t v = 0; v < p.nc; ++v)
-    for (std::size_t s = s0; s < s1; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
+  for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g.row, g.spec, g.B, p.j0, k0, ch.kc, b, gg, s0, s1);
   pad_exact_lanes(g.row, b, s0, s1);
 }
 

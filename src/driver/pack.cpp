@@ -515,6 +515,37 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
   }
 }
 
+void pack_exact_group(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
+                      std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t g, std::size_t s0, std::size_t s1) {
+  constexpr std::size_t L = kernels::kSimdLanes;
+  const std::size_t v0 = g * L, v1 = std::min(p.count, v0 + L), step = step_k(row);
+  s1 = std::min(s1, p.steps);
+  const bool rne = X.storage == Fmt::fp32 && spec.input_round == Round::rne && spec.input_overflow != Overflow::saturate;
+  if (rne && (row.in == Fmt::fp16 || row.in == Fmt::bf16)) {
+    const VecStrides st = vec_strides(X, false);
+    const kernels::ExactPackSource src{static_cast<const uint32_t*>(X.data) +
+                                           static_cast<std::ptrdiff_t>(index0 + v0) * st.idx +
+                                           static_cast<std::ptrdiff_t>(k0) * st.k,
+                                       st.k, st.idx, row.in == Fmt::bf16};
+    constexpr std::size_t kSteps = 64;  // blocks per call: room for their listed blocks
+    std::size_t todo[kSteps * L];
+    for (std::size_t sa = s0; sa < s1; sa += kSteps) {
+      const std::size_t sb = std::min(s1, sa + kSteps);
+      const std::size_t n = kernels::exact_pack_lanes(src, v1 - v0, sa, sb, step, kc, kernels::unit_man(row),
+                                                      p.val.p.get() + g * p.kp * L, p.lo.p.get() + g * p.steps * L,
+                                                      p.hi.p.get() + g * p.steps * L, todo);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t s = todo[i] / L, q = todo[i] % L;
+        pack_exact(row, spec, X, false, index0 + v0 + q, k0, kc, p, v0 + q, s, s + 1);
+      }
+    }
+  } else {
+    for (std::size_t v = v0; v < v1; ++v) pack_exact(row, spec, X, false, index0 + v, k0, kc, p, v, s0, s1);
+  }
+  for (std::size_t v = v0; v < v1; ++v)
+    for (std::size_t s = s0; s < s1; ++s) p.group_special[g * p.steps + s] |= p.special[v * p.steps + s];
+}
+
 // B lanes past the panel's last column: zero operands, neutral bounds.
 void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0, std::size_t s1) {
   const std::size_t step = step_k(row);
