@@ -106,7 +106,7 @@ void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, st
       for (std::size_t w = w_lo; w < w_hi; ++w)
         acc[i * nc + w] = g.epilogue.zero_init() ? 0u : static_cast<uint32_t>(g.epilogue.initial_acc(i, p.j0 + w));
   a.resize(mc, ch.kp, ch.steps, false);
-  for (std::size_t v = 0; v < mc; ++v) pack_exact(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
+  pack_exact_rows(g.row, g.spec, g.A, i0, mc, k0, ch.kc, a);
   for (std::size_t gg = g0; gg < g1; ++gg)
     for (std::size_t v = 0; v < mc; ++v) {
       alignas(64) double c[L];

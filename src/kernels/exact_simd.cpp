@@ -214,9 +214,10 @@ HWY_INLINE VU32 RoundWiden(bool bf16, VU32 b, hn::Mask<DU32>& special) {
   return w;
 }
 
-std::size_t ExactPackLanes(bool bf16, const uint32_t* src, std::ptrdiff_t k_stride, std::ptrdiff_t lane_stride,
-                           std::size_t lanes, std::size_t s0, std::size_t s1, std::size_t step, std::size_t kc,
-                           int man, double* val, double* lo, double* hi, std::size_t* todo) {
+std::size_t ExactPackLanes(bool bf16, bool is_a, const uint32_t* src, std::ptrdiff_t k_stride,
+                           std::ptrdiff_t lane_stride, std::size_t lanes, std::size_t s0, std::size_t s1,
+                           std::size_t step, std::size_t kc, int man, double* val, double* lo, double* hi,
+                           std::size_t* todo) {
   const DU32 du;
   const hn::RebindToSigned<DU32> di;
   const hn::RebindToFloat<DU32> df;
@@ -226,7 +227,8 @@ std::size_t ExactPackLanes(bool bf16, const uint32_t* src, std::ptrdiff_t k_stri
   const hn::Rebind<int64_t, decltype(dih)> d64;
   const std::size_t N = hn::Lanes(du), H = hn::Lanes(dd);
   const int cb = std::bit_width(static_cast<unsigned>(step > 1 ? step - 1 : 0));  // ceil(log2 step)
-  // exact_bounds(), B side: 2^min(lo_e - man + 26, 63) and 2^(hi_e + cb - 27).
+  // exact_bounds(): 2^min(lo_e - man + 26, 63) and 2^hi_e (A), 2^(hi_e + cb - 27) (B).
+  const int hi_shift = is_a ? 0 : cb - 27;
   auto store_pow2 = [&](hn::Vec<decltype(di)> e, double* dst) {
     const auto bits_lo = hn::ShiftLeft<52>(hn::Add(hn::PromoteTo(d64, hn::LowerHalf(dih, e)), hn::Set(d64, 1023)));
     const auto bits_hi = hn::ShiftLeft<52>(hn::Add(hn::PromoteTo(d64, hn::UpperHalf(dih, e)), hn::Set(d64, 1023)));
@@ -268,7 +270,7 @@ std::size_t ExactPackLanes(bool bf16, const uint32_t* src, std::ptrdiff_t k_stri
         hi_e = hn::IfThenElse(use, hn::Max(hi_e, e), hi_e);
       }
       store_pow2(hn::Min(hn::Add(lo_e, hn::Set(di, 26 - man)), hn::Set(di, 63)), lo + s * kSimdLanes + q0);
-      store_pow2(hn::Add(hi_e, hn::Set(di, cb - 27)), hi + s * kSimdLanes + q0);
+      store_pow2(hn::Add(hi_e, hn::Set(di, hi_shift)), hi + s * kSimdLanes + q0);
       if (!hn::AllFalse(du, special)) {
         HWY_ALIGN uint32_t flags[kSimdLanes];
         hn::Store(hn::VecFromMask(du, special), du, flags);
@@ -282,8 +284,9 @@ std::size_t ExactPackLanes(bool bf16, const uint32_t* src, std::ptrdiff_t k_stri
 
 #else  // HWY_SCALAR: every block to the caller's scalar path
 
-std::size_t ExactPackLanes(bool, const uint32_t*, std::ptrdiff_t, std::ptrdiff_t, std::size_t lanes, std::size_t s0,
-                           std::size_t s1, std::size_t, std::size_t, int, double*, double*, double*, std::size_t* todo) {
+std::size_t ExactPackLanes(bool, bool, const uint32_t*, std::ptrdiff_t, std::ptrdiff_t, std::size_t lanes,
+                           std::size_t s0, std::size_t s1, std::size_t, std::size_t, int, double*, double*, double*,
+                           std::size_t* todo) {
   std::size_t count = 0;
   for (std::size_t s = s0; s < s1; ++s)
     for (std::size_t q = 0; q < lanes; ++q) todo[count++] = s * kSimdLanes + q;
@@ -313,8 +316,8 @@ HWY_EXPORT(ExactPackLanes);
 std::size_t exact_pack_lanes(const ExactPackSource& src, std::size_t lanes, std::size_t s0, std::size_t s1,
                              std::size_t step, std::size_t kc, int man, double* val, double* lo, double* hi,
                              std::size_t* todo) {
-  return HWY_DYNAMIC_DISPATCH(ExactPackLanes)(src.bf16, src.data, src.k_stride, src.lane_stride, lanes, s0, s1, step,
-                                              kc, man, val, lo, hi, todo);
+  return HWY_DYNAMIC_DISPATCH(ExactPackLanes)(src.bf16, src.is_a, src.data, src.k_stride, src.lane_stride, lanes, s0,
+                                              s1, step, kc, man, val, lo, hi, todo);
 }
 
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi) {

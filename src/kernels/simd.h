@@ -189,18 +189,19 @@ int simd_exact_run16(StepRun run, ExactRowPanel a, ExactLanePanel b, double* acc
 inline constexpr int kExactNone = 400;
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi);
 
-/// B's fp32 storage for exact_pack_lanes(): element l of lane q at
+/// The fp32 storage for exact_pack_lanes(): element l of lane q at
 /// data[l*k_stride + q*lane_stride], rounded to the unit's fp16 (or, bf16,
-/// bf16) with RNE.
+/// bf16) with RNE; is_a: A's bounds (else B's).
 struct ExactPackSource {
   const uint32_t* data;
   std::ptrdiff_t k_stride, lane_stride;
-  bool bf16;
+  bool bf16, is_a;
 };
-/// One lane group of an exact B panel (`lanes` <= 16 columns) over blocks
-/// [s0, s1) of `step` elements, kc of them valid (zeros after): val[l*16 +
-/// q] the unit's value as a double, lo/hi[s*16 + q] the bounds of
-/// exact_bounds() (B side; man: the unit's fraction bits), the lane
+/// One lane group of an exact panel (`lanes` <= 16 vectors: B's columns,
+/// or A's rows as lanes) over blocks [s0, s1) of `step` elements, kc of
+/// them valid (zeros after): val[l*16 + q] the unit's value as a double,
+/// lo/hi[s*16 + q] the bounds of exact_bounds() (man: the unit's fraction
+/// bits), the lane
 /// positions past `lanes` unspecified. Blocks with an element whose unit
 /// value is Inf or NaN or a bf16 subnormal (or that is a NaN in storage)
 /// are listed in todo[] as s*16 + q (room for (s1 - s0)*16), their fields

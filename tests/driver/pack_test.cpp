@@ -161,7 +161,8 @@ TEST_CASE("exact panels: the SIMD lane-group packer equals pack_exact, fp32 stor
   // pack_exact_group() packs a lane group of a CDNA1 exact B panel from fp32
   // storage (rounded to fp16 or bf16 with RNE) with kernels::exact_pack_lanes
   // and hands NaN/Inf (and bf16 subnormal) blocks to pack_exact(); the panel
-  // must equal pack_exact() column by column: values, bounds, flags. Both
+  // must equal pack_exact() column by column: values, bounds, flags. The
+  // same for A's rows (pack_exact_rows(): 16 rows as the lanes). Both
   // layouts of B, partial groups, k0 inside the operand, kc not a multiple
   // of the block, step ranges (slices).
   kernels::FpEnvGuard env;
@@ -204,10 +205,24 @@ TEST_CASE("exact panels: the SIMD lane-group packer equals pack_exact, fp32 stor
         driver::pad_exact_lanes(row, want);
         driver::pad_exact_lanes(row, got);
         const std::size_t vals = want.groups * 16 * kp, bounds = want.groups * 16 * steps;
-        const bool same = std::memcmp(want.val.p.get(), got.val.p.get(), vals * sizeof(double)) == 0 &&
-                          std::memcmp(want.lo.p.get(), got.lo.p.get(), bounds * sizeof(double)) == 0 &&
-                          std::memcmp(want.hi.p.get(), got.hi.p.get(), bounds * sizeof(double)) == 0 &&
-                          want.special == got.special && want.group_special == got.group_special;
+        bool same = std::memcmp(want.val.p.get(), got.val.p.get(), vals * sizeof(double)) == 0 &&
+                    std::memcmp(want.lo.p.get(), got.lo.p.get(), bounds * sizeof(double)) == 0 &&
+                    std::memcmp(want.hi.p.get(), got.hi.p.get(), bounds * sizeof(double)) == 0 &&
+                    want.special == got.special && want.group_special == got.group_special;
+        // The same storage as A (its n vectors: op(A)'s rows, A's bounds) by pack_exact_rows().
+        driver::ExactPanel want_a, got_a;
+        want_a.resize(n, kp, steps, false);
+        got_a.resize(n, kp, steps, false);
+        const driver::Operand XA{Fmt::fp32, B.data(), static_cast<std::ptrdiff_t>(ld), !trans};
+        for (std::size_t v = 0; v < n; ++v) driver::pack_exact(row, spec, XA, true, v, k0, kc, want_a, v);
+        driver::pack_exact_rows(row, spec, XA, 0, n, k0, kc, got_a);
+        const bool same_a = std::memcmp(want_a.val.p.get(), got_a.val.p.get(), n * kp * sizeof(double)) == 0 &&
+                            std::memcmp(want_a.lo.p.get(), got_a.lo.p.get(), n * steps * sizeof(double)) == 0 &&
+                            std::memcmp(want_a.hi.p.get(), got_a.hi.p.get(), n * steps * sizeof(double)) == 0 &&
+                            want_a.special == got_a.special;
+        if (!same_a && ++bad <= 3)
+          FAIL_CHECK("seed " << kSeed << " " << id << " A rows n" << n << " k0 " << k0 << " kc " << kc << " trans "
+                             << !trans << ": pack_exact_rows differs from pack_exact");
         ++panels;
         if (!same && ++bad <= 3) {
           std::size_t at = 0;
