@@ -528,7 +528,9 @@ bool exact_simd_source(const ModelRow& row, const GemmSpec& spec, const Operand&
 // scratch arena (scratch.h).
 struct ExactRowsStaging {
   AlignedBuf<double> val, lo, hi;
-  std::size_t held_bytes() const { return scratch_bytes(val, lo, hi); }
+  std::vector<int32_t> elo, ehi;
+  std::vector<uint8_t> special;
+  std::size_t held_bytes() const { return scratch_bytes(val, lo, hi, elo, ehi, special); }
 };
 
 }  // namespace
@@ -541,11 +543,35 @@ void pack_exact_rows(const ModelRow& row, const GemmSpec& spec, const Operand& X
     return;
   }
   const Scratch<ExactRowsStaging> staging;
+  const std::size_t step = step_k(row);
+  const VecStrides st = vec_strides(X, true);
+  if (st.k == 1 && count < L) {  // few rows, k contiguous: row after row, then each block's bounds
+    auto& [val_, lo_, hi_, elo, ehi, special] = *staging;
+    elo.resize(kc), ehi.resize(kc), special.resize(kc);
+    const int man = kernels::unit_man(row);
+    for (std::size_t v = 0; v < count; ++v) {
+      const uint32_t* src = static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0 + v) * st.idx +
+                            static_cast<std::ptrdiff_t>(k0);
+      double* pv = p.val.p.get() + v * p.kp;
+      kernels::exact_convert_row(src, kc, row.in == Fmt::bf16, pv, elo.data(), ehi.data(), special.data());
+      std::fill(pv + kc, pv + p.kp, 0.0);
+      for (std::size_t s = 0; s < p.steps; ++s) {
+        int lo_e = kernels::kExactNone, hi_e = -kernels::kExactNone;
+        bool odd = false;
+        for (std::size_t l = s * step; l < std::min(kc, (s + 1) * step); ++l) {
+          lo_e = std::min(lo_e, elo[l]), hi_e = std::max(hi_e, ehi[l]);
+          odd |= special[l] != 0;
+        }
+        if (odd) pack_exact(row, spec, X, true, index0 + v, k0, kc, p, v, s, s + 1);
+        else kernels::exact_bounds(true, lo_e, hi_e, man, static_cast<int>(step), p.lo.p[v * p.steps + s],
+                                   p.hi.p[v * p.steps + s]);
+      }
+    }
+    return;
+  }
   double* val = staging->val.get(p.kp * L);
   double* lo = staging->lo.get(p.steps * L);
   double* hi = staging->hi.get(p.steps * L);
-  const std::size_t step = step_k(row);
-  const VecStrides st = vec_strides(X, true);
   constexpr std::size_t kSteps = 64;  // blocks per call: room for their listed blocks
   std::size_t todo[kSteps * L];
   for (std::size_t q0 = 0; q0 < count; q0 += L) {

@@ -289,9 +289,10 @@ void pack_exact_group(const ModelRow& row, const GemmSpec& spec, const Operand& 
 
 // A's vectors 0 .. count-1 of an exact panel from op(X) vectors index0 ..
 // (k0 .. k0+kc-1): fp32 storage rounded to fp16 or bf16 with RNE by the
-// SIMD packer, 16 rows at a time as its lanes, then moved to the row
-// layout; the blocks it lists and every other case by pack_exact(). The
-// same fields as pack_exact() of each vector.
+// SIMD converters (fewer than 16 rows with k contiguous: a row at a time,
+// then each block's bounds; else 16 rows at a time as the lanes of
+// exact_pack_lanes(), moved to the row layout); the blocks with an odd element and every other case
+// by pack_exact(). The same fields as pack_exact() of each vector.
 void pack_exact_rows(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
                      std::size_t count, std::size_t k0, std::size_t kc, ExactPanel& p);
 

@@ -282,6 +282,38 @@ std::size_t ExactPackLanes(bool bf16, bool is_a, const uint32_t* src, std::ptrdi
   return count;
 }
 
+void ExactConvertRow(bool bf16, const uint32_t* src, std::size_t n, double* val, int32_t* elo, int32_t* ehi,
+                     uint8_t* special) {
+  const DU32 du;
+  const hn::RebindToSigned<DU32> di;
+  const hn::RebindToFloat<DU32> df;
+  const hn::Half<decltype(df)> dfh;
+  const hn::Rebind<double, decltype(dfh)> dd;
+  const std::size_t N = hn::Lanes(du), H = hn::Lanes(dd);
+  HWY_ALIGN double vbuf[kSimdLanes];
+  HWY_ALIGN int32_t lbuf[kSimdLanes], hbuf[kSimdLanes];
+  HWY_ALIGN uint32_t fbuf[kSimdLanes];
+  for (std::size_t i = 0; i < n; i += N) {
+    const std::size_t valid = n - i < N ? n - i : N;
+    hn::Mask<DU32> sp;
+    const VU32 w = RoundWiden(bf16, LoadLanes(src + i, valid), sp);
+    const auto f = hn::BitCast(df, w);
+    const auto e = hn::Sub(hn::BitCast(di, hn::ShiftRight<23>(hn::And(w, hn::Set(du, 0x7F800000u)))), hn::Set(di, 127));
+    const auto use = hn::RebindMask(di, hn::AndNot(sp, hn::Ne(hn::And(w, hn::Set(du, 0x7FFFFFFFu)), hn::Zero(du))));
+    const auto lo = hn::IfThenElse(use, e, hn::Set(di, kExactNone)), hi = hn::IfThenElse(use, e, hn::Set(di, -kExactNone));
+    const bool full = valid == N;
+    double* v = full ? val + i : vbuf;
+    hn::StoreU(hn::PromoteTo(dd, hn::LowerHalf(dfh, f)), dd, v);
+    hn::StoreU(hn::PromoteTo(dd, hn::UpperHalf(dfh, f)), dd, v + H);
+    hn::StoreU(lo, di, full ? elo + i : lbuf);
+    hn::StoreU(hi, di, full ? ehi + i : hbuf);
+    hn::Store(hn::VecFromMask(du, sp), du, fbuf);
+    for (std::size_t q = 0; q < valid; ++q) special[i + q] = fbuf[q] != 0;
+    if (!full)
+      for (std::size_t q = 0; q < valid; ++q) val[i + q] = vbuf[q], elo[i + q] = lbuf[q], ehi[i + q] = hbuf[q];
+  }
+}
+
 #else  // HWY_SCALAR: every block to the caller's scalar path
 
 std::size_t ExactPackLanes(bool, bool, const uint32_t*, std::ptrdiff_t, std::ptrdiff_t, std::size_t lanes,
@@ -291,6 +323,10 @@ std::size_t ExactPackLanes(bool, bool, const uint32_t*, std::ptrdiff_t, std::ptr
   for (std::size_t s = s0; s < s1; ++s)
     for (std::size_t q = 0; q < lanes; ++q) todo[count++] = s * kSimdLanes + q;
   return count;
+}
+
+void ExactConvertRow(bool, const uint32_t*, std::size_t n, double*, int32_t*, int32_t*, uint8_t* special) {
+  for (std::size_t i = 0; i < n; ++i) special[i] = 1;
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -318,6 +354,13 @@ std::size_t exact_pack_lanes(const ExactPackSource& src, std::size_t lanes, std:
                              std::size_t* todo) {
   return HWY_DYNAMIC_DISPATCH(ExactPackLanes)(src.bf16, src.is_a, src.data, src.k_stride, src.lane_stride, lanes, s0,
                                               s1, step, kc, man, val, lo, hi, todo);
+}
+
+HWY_EXPORT(ExactConvertRow);
+
+void exact_convert_row(const uint32_t* src, std::size_t n, bool bf16, double* val, int32_t* elo, int32_t* ehi,
+                       uint8_t* special) {
+  HWY_DYNAMIC_DISPATCH(ExactConvertRow)(bf16, src, n, val, elo, ehi, special);
 }
 
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi) {

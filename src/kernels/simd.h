@@ -210,6 +210,14 @@ struct ExactPackSource {
 std::size_t exact_pack_lanes(const ExactPackSource& src, std::size_t lanes, std::size_t s0, std::size_t s1,
                              std::size_t step, std::size_t kc, int man, double* val, double* lo, double* hi,
                              std::size_t* todo);
+/// n contiguous fp32 patterns src[0 .. n) rounded to the unit's fp16 (or,
+/// bf16, bf16) with RNE: val[i] the value as a double, elo[i] and ehi[i]
+/// its floor(log2 |x|) (a zero: kExactNone and -kExactNone), special[i]
+/// set where the unit value is Inf or NaN or a bf16 subnormal or the
+/// pattern a NaN (val, elo, ehi then unspecified). Host in round-to-nearest
+/// without FTZ/DAZ.
+void exact_convert_row(const uint32_t* src, std::size_t n, bool bf16, double* val, int32_t* elo, int32_t* ehi,
+                       uint8_t* special);
 
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();
