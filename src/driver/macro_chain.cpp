@@ -10,8 +10,8 @@
 // tasks of MC rows (x a range of micro-panels when rows are few) that run
 // every sub-chunk and, at the end, their own epilogue. With at most MC rows
 // and many columns, tasks of column blocks that pack their own B instead
-// (run_chain_private: one parallel_for a call); with fewer tasks than
-// threads, a pipeline over the super-chunks (chain_panel_few_columns).
+// (run_chain_private: one parallel_for a call); with fewer tasks of MC rows
+// than threads, a pipeline over the super-chunks (chain_panel_few_columns).
 #include <algorithm>
 #include <bit>
 #include <type_traits>
@@ -168,7 +168,7 @@ struct ChainRing {
 struct RingSlot;
 constexpr std::size_t kRingBytes = kKeepBytes, kRingMax = 16;
 
-// One N panel with fewer tasks than threads (few rows and micro-panels:
+// One N panel with fewer tasks of MC rows than threads (few rows and micro-panels:
 // the multi-word experiment's 10 x 10 products of long k) as a pipeline
 // (parallel_pipeline.h): each task a stream that runs the super-chunks in
 // order, each super-chunk's B packed once into one of a ring of buffers;
@@ -224,15 +224,15 @@ void run_chain(const GemmCall& g) {
     // Fewer rows per task (whole tiles) when even one micro-panel per task
     // leaves threads idle (macro.h, rows_per_thread).
     cp.mc = kMC;
-    if ((g.m + kMC - 1) / kMC * cp.npan < static_cast<std::size_t>(g.threads))
-      cp.mc = (rows_per_thread(g.m, g.threads) + kMR - 1) / kMR * kMR;
+    const bool few = (g.m + kMC - 1) / kMC * cp.npan < static_cast<std::size_t>(g.threads);
+    if (few) cp.mc = (rows_per_thread(g.m, g.threads) + kMR - 1) / kMR * kMR;
     const std::size_t mblocks = (g.m + cp.mc - 1) / cp.mc;
     // Split the panels among tasks when rows are few (>= 4 tasks per thread).
     cp.jb = cp.npan;
     while (cp.jb > 1 && mblocks * ((cp.npan + cp.jb - 1) / cp.jb) < 4 * static_cast<std::size_t>(g.threads))
       cp.jb = (cp.jb + 1) / 2;
     cp.jtasks = (cp.npan + cp.jb - 1) / cp.jb;
-    if (mblocks * cp.jtasks < static_cast<std::size_t>(g.threads)) {
+    if (few) {
       chain_panel_few_columns<T>(g, cp, mblocks * cp.jtasks, acc);
       continue;
     }
