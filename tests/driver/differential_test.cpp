@@ -446,6 +446,32 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
   CHECK(bad == 0);
 }
 
+TEST_CASE("few columns, long k: the pipeline of every macro-kernel over several chunks, 2 and 3 threads") {
+  // m <= 32 with fewer lane groups (micro-panels) than threads runs as a
+  // pipeline of row streams over chunks of k (driver/parallel_pipeline.h):
+  // k over several chunks (1008; the chain tiles' 2048), NaN/Inf in some.
+  std::size_t dots = 0, bad = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if (is_integer_row(row)) continue;  // (the integer plug-in: integer_differential below)
+    const kernels::KernelPlan plan = kernels::plan(row);
+    if (!plan.simd && plan.macro == kernels::Macro::steps) continue;  // (scalar rows: slow over long k)
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " pipeline"));
+    for (int threads : {2, 3}) {
+      const std::size_t m = 1 + g.rng() % 10, n = 1 + g.rng() % 12, k = 4100 + g.rng() % 300;
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      const int centre = info(row.in).bias;
+      for (auto& x : A) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 5) - 2);
+      for (auto& x : B) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 5) - 2);
+      for (auto& x : C) x = value_at(g, row.out, info(row.out).bias + static_cast<int>(g.rng() % 5) - 2);
+      if (threads == 3 && info(row.in).specials != Specials::finite) A[g.rng() % A.size()] = default_nan(row.in);
+      bad += check_gemm(name + " pipeline", row, m, n, k, A, B, C, g.rng() & 1, g.rng() & 1, threads == 3, threads);
+      dots += m * n;
+    }
+  }
+  MESSAGE(dots << " dot products");
+  CHECK(bad == 0);
+}
+
 TEST_CASE("fp32 storage equals the unit's own storage of the converted operands, every row") {
   // An sgemm's operands are fp32, rounded to the unit's input format while
   // packing (the fast conversions, the SIMD packers of the steps and exact
