@@ -10,6 +10,7 @@
 
 #include "formats/block_quantise.h"
 #include "formats/fast_convert.h"
+#include "formats/fast_round.h"
 #include "models/row_facts.h"
 
 namespace mmaemu::driver {
@@ -83,8 +84,9 @@ void Epilogue::store_one(uint64_t acc, std::size_t i, std::size_t j) const {
   store(c_storage_, C_, at(i, j), is_nan(epi_, d) ? nan_store_ : convert_fast(epi_, c_storage_, d));
 }
 
-// Storage in the unit's own format (fp32 or fp64): the same operations as
-// store_one(), without the generic conversions.
+// Storage in the unit's own format (fp32 or fp64), or fp16 results stored
+// as fp32: the same operations as store_one(), without the generic
+// conversions and decodes.
 template <typename V>
 void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_t nc) const {
   using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
@@ -96,7 +98,11 @@ void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_
       for (std::size_t w = 0; w < nc; ++w) store(c_storage_, C_, at(i, j0 + w), std::bit_cast<U>(acc[w]));
     return;
   }
-  if (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64)) {
+  // fp16 results stored as fp32 (the fp16 -> fp16 rows of an sgemm): the
+  // exact widening of each result, then the fp32 case below.
+  constexpr bool kBits32 = std::is_same_v<V, uint32_t>;
+  const bool half_out = kBits32 && out_ == Fmt::fp16 && c_storage_ == Fmt::fp32;
+  if (!half_out && (c_storage_ != out_ || out_ != (sizeof(V) == 4 ? Fmt::fp32 : Fmt::fp64))) {
     for (std::size_t w = 0; w < nc; ++w) store_one(std::bit_cast<U>(acc[w]), i, j0 + w);
     return;
   }
@@ -104,7 +110,10 @@ void Epilogue::store_row(const V* acc, std::size_t i, std::size_t j0, std::size_
   const F al = std::bit_cast<F>(static_cast<U>(alpha_e_)), be = std::bit_cast<F>(static_cast<U>(beta_e_));
   const U nanv = static_cast<U>(nan_store_);
   for (std::size_t w = 0; w < nc; ++w) {
-    const F x = std::bit_cast<F>(acc[w]);
+    U bits = std::bit_cast<U>(acc[w]);
+    if constexpr (kBits32)
+      if (half_out) bits = fp16_to_fp32(bits & 0xFFFFu);
+    const F x = std::bit_cast<F>(bits);
     F r = x;
     if (use_c_) {
       const F bc = be * std::bit_cast<F>(crow[w]);

@@ -10,13 +10,16 @@
 // tasks of MC rows (x a range of micro-panels when rows are few) that run
 // every sub-chunk and, at the end, their own epilogue. With at most MC rows
 // and many columns, tasks of column blocks that pack their own B instead
-// (run_chain_private: one parallel_for a call).
+// (run_chain_private: one parallel_for a call); with fewer tasks of MC rows
+// than threads, a pipeline over the super-chunks (chain_panel_few_columns).
 #include <algorithm>
 #include <bit>
 #include <type_traits>
+#include <vector>
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/parallel_pipeline.h"
 #include "driver/scratch.h"
 
 namespace mmaemu::driver {
@@ -152,6 +155,57 @@ void run_chain_private(const GemmCall& g, std::size_t NC) {
   });
 }
 
+// The B sub-chunks of one super-chunk of the few-columns pipeline.
+template <typename T>
+struct ChainRing {
+  std::vector<AlignedBuf<T>> b;
+  std::size_t held_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& x : b) bytes += scratch_bytes(x);
+    return bytes;
+  }
+};
+struct RingSlot;
+constexpr std::size_t kRingBytes = kKeepBytes, kRingMax = 16;
+
+// One N panel with fewer tasks of MC rows than threads (few rows and micro-panels:
+// the multi-word experiment's 10 x 10 products of long k) as a pipeline
+// (parallel_pipeline.h): each task a stream that runs the super-chunks in
+// order, each super-chunk's B packed once into one of a ring of buffers;
+// no barrier per super-chunk (a thread that loses its core delays its own
+// stream, not the others).
+template <typename T>
+void chain_panel_few_columns(const GemmCall& g, const ChainPanel& cp0, std::size_t tasks, T* acc) {
+  constexpr std::size_t NR = kNR<T>;
+  const std::size_t k_end = std::max<std::size_t>(g.k, 1), chunks = (k_end + kKS - 1) / kKS;
+  const std::size_t chunk_elems = std::max<std::size_t>((kKS + kKC - 1) / kKC, 1) * cp0.npan * kKC * NR;
+  const std::size_t depth = std::clamp<std::size_t>(kRingBytes / (chunk_elems * sizeof(T)), 2, kRingMax);
+  const Scratch<ChainRing<T>, RingSlot> ring_slot;
+  std::vector<AlignedBuf<T>>& ring = ring_slot->b;
+  if (ring.size() < depth) ring.resize(depth);
+  const auto panel_at = [&](std::size_t c) {
+    ChainPanel cp = cp0;
+    cp.ks0 = c * kKS;
+    cp.subs = (std::min(kKS, g.k - std::min(cp.ks0, g.k)) + kKC - 1) / kKC;
+    cp.first = c == 0;
+    cp.last = c + 1 == chunks;
+    return cp;
+  };
+  const auto pack = [&](std::size_t c, std::size_t slot, std::size_t) {
+    const ChainPanel cp = panel_at(c);
+    T* bp = ring[slot].get(chunk_elems);
+    for (std::size_t qp = 0; qp < cp.subs * cp.npan; ++qp) {
+      const std::size_t q = qp / cp.npan, p = qp % cp.npan, k0 = cp.ks0 + q * kKC;
+      pack_chain<T>(g.row, g.spec, g.B, false, cp.j0 + p * NR, std::min(NR, cp.nc - p * NR), k0,
+                    std::min(kKC, g.k - k0), NR, bp + qp * kKC * NR);
+    }
+  };
+  const auto run = [&](std::size_t t, std::size_t c, std::size_t slot) {
+    chain_task<T>(g, panel_at(c), ring[slot].get(chunk_elems), acc, t);
+  };
+  run_pipeline(g.threads, tasks, chunks, depth, pack, run);
+}
+
 template <typename T>
 void run_chain(const GemmCall& g) {
   constexpr std::size_t NR = kNR<T>, NC = sizeof(T) == 8 ? kNC64 : kNC32;
@@ -170,14 +224,18 @@ void run_chain(const GemmCall& g) {
     // Fewer rows per task (whole tiles) when even one micro-panel per task
     // leaves threads idle (macro.h, rows_per_thread).
     cp.mc = kMC;
-    if ((g.m + kMC - 1) / kMC * cp.npan < static_cast<std::size_t>(g.threads))
-      cp.mc = (rows_per_thread(g.m, g.threads) + kMR - 1) / kMR * kMR;
+    const bool few = (g.m + kMC - 1) / kMC * cp.npan < static_cast<std::size_t>(g.threads);
+    if (few) cp.mc = (rows_per_thread(g.m, g.threads) + kMR - 1) / kMR * kMR;
     const std::size_t mblocks = (g.m + cp.mc - 1) / cp.mc;
     // Split the panels among tasks when rows are few (>= 4 tasks per thread).
     cp.jb = cp.npan;
     while (cp.jb > 1 && mblocks * ((cp.npan + cp.jb - 1) / cp.jb) < 4 * static_cast<std::size_t>(g.threads))
       cp.jb = (cp.jb + 1) / 2;
     cp.jtasks = (cp.npan + cp.jb - 1) / cp.jb;
+    if (few) {
+      chain_panel_few_columns<T>(g, cp, mblocks * cp.jtasks, acc);
+      continue;
+    }
     for (cp.ks0 = 0; cp.ks0 < std::max<std::size_t>(g.k, 1); cp.ks0 += kKS) {
       const std::size_t ksc = std::min(kKS, g.k - cp.ks0);
       cp.subs = (ksc + kKC - 1) / kKC;

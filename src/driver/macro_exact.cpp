@@ -10,6 +10,7 @@
 
 #include "driver/macro.h"
 #include "driver/pack.h"
+#include "driver/parallel_pipeline.h"
 #include "driver/scratch.h"
 #include "models/row_facts.h"
 #include "ref/reference.h"
@@ -20,7 +21,6 @@ namespace {
 constexpr std::size_t kNC = 1024;    // columns per N panel
 constexpr std::size_t kMC = 32;      // rows per task
 constexpr std::size_t kKTarget = 256;  // k per chunk, rounded down to whole steps
-constexpr std::size_t kFewChunks = 4;  // few columns: k per chunk in kKFewColumns (macro.h)
 constexpr std::size_t L = kernels::kSimdLanes;
 
 // One k chunk of one N panel: the packed B and the chunk's geometry.
@@ -106,7 +106,7 @@ void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, st
       for (std::size_t w = w_lo; w < w_hi; ++w)
         acc[i * nc + w] = g.epilogue.zero_init() ? 0u : static_cast<uint32_t>(g.epilogue.initial_acc(i, p.j0 + w));
   a.resize(mc, ch.kp, ch.steps, false);
-  for (std::size_t v = 0; v < mc; ++v) pack_exact(g.row, g.spec, g.A, true, i0 + v, k0, ch.kc, a, v);
+  pack_exact_rows(g.row, g.spec, g.A, i0, mc, k0, ch.kc, a);
   for (std::size_t gg = g0; gg < g1; ++gg)
     for (std::size_t v = 0; v < mc; ++v) {
       alignas(64) double c[L];
@@ -120,54 +120,41 @@ void exact_task(const GemmCall& g, const ExactChunk& ch, const ExactTasks& p, st
     for (std::size_t i = i0; i < i0 + mc; ++i) g.epilogue.store_row(acc + i * nc + w_lo, i, p.j0 + w_lo, w_hi - w_lo);
 }
 
-// The NaN/Inf flags of lane group gg of B's chunk from its columns'.
-void flag_exact_group(const ExactTasks& p, const ExactChunk& ch, ExactPanel& b, std::size_t gg) {
-  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
-    for (std::size_t s = 0; s < ch.steps; ++s) b.group_special[gg * ch.steps + s] |= b.special[v * ch.steps + s];
-}
-
-// Packs lane group gg of B's chunk and its flags.
-void pack_exact_group(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
-                      std::size_t gg) {
-  for (std::size_t v = gg * L; v < std::min(p.nc, (gg + 1) * L); ++v)
-    pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v);
-  flag_exact_group(p, ch, b, gg);
-}
-
 // B's chunk packed by all threads: by lane groups, or, with fewer groups
-// than threads, column by column and then the groups' flags.
+// than threads, by lane groups in slices of k (the lanes of a group share
+// cache lines, its steps do not).
 void pack_exact_b(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b) {
-  if (p.groups >= static_cast<std::size_t>(g.threads))
-    return parallel_for(g.threads, p.groups, Assign::blocks,
-                        [&](std::size_t gg) { pack_exact_group(g, p, k0, ch, b, gg); });
-  parallel_for(g.threads, p.nc, Assign::blocks,
-               [&](std::size_t v) { pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v); });
-  for (std::size_t gg = 0; gg < p.groups; ++gg) flag_exact_group(p, ch, b, gg);
-}
-
-// Slice j of `slices` of B's chunk (every column of the panel, the
-// slice's whole steps), its groups' flags and padding lanes. With fewer
-// lane groups than threads the chunk is packed in slices of k, not of
-// columns: the lanes of a group share cache lines, its steps do not.
-void pack_exact_slice(const GemmCall& g, const ExactTasks& p, std::size_t k0, const ExactChunk& ch, ExactPanel& b,
-                      std::size_t j, std::size_t slices) {
-  const std::size_t s0 = ch.steps * j / slices, s1 = ch.steps * (j + 1) / slices;
-  for (std::size_t v = 0; v < p.nc; ++v) pack_exact(g.row, g.spec, g.B, false, p.j0 + v, k0, ch.kc, b, v, s0, s1);
-  for (std::size_t v = 0; v < p.nc; ++v)
-    for (std::size_t s = s0; s < s1; ++s) b.group_special[(v / L) * ch.steps + s] |= b.special[v * ch.steps + s];
-  pad_exact_lanes(g.row, b, s0, s1);
+  const std::size_t threads = static_cast<std::size_t>(g.threads);
+  const std::size_t slices =
+      p.groups >= threads ? 1 : std::clamp<std::size_t>((2 * threads + p.groups - 1) / p.groups, 1, std::max<std::size_t>(ch.steps, 1));
+  parallel_for(g.threads, p.groups * slices, Assign::blocks, [&](std::size_t t) {
+    const std::size_t gg = t / slices, j = t % slices;
+    pack_exact_group(g.row, g.spec, g.B, p.j0, k0, ch.kc, b, gg, ch.steps * j / slices, ch.steps * (j + 1) / slices);
+  });
 }
 
 // The accumulators and B's panels of run_exact_macro, a slot of the
 // thread's scratch arena (scratch.h).
 struct ExactScratch {
   std::vector<uint32_t> acc;
-  ExactPanel b, b_next;  // b_next: the next chunk's B (few columns)
-  std::size_t held_bytes() const { return scratch_bytes(acc, b, b_next); }
+  ExactPanel b;
+  std::size_t held_bytes() const { return scratch_bytes(acc, b); }
 };
+// The few-columns pipeline's B chunks: a slot of their own, kept between
+// calls (kRingBytes <= kKeepBytes).
+struct ExactRing {
+  std::vector<ExactPanel> b;
+  std::size_t held_bytes() const {
+    std::size_t bytes = 0;
+    for (const ExactPanel& x : b) bytes += scratch_bytes(x);
+    return bytes;
+  }
+};
+constexpr std::size_t kRingBytes = kKeepBytes, kRingMax = 16;
 // The slots: a call's B and accumulators, each thread's A rows.
 struct CallSlot;
 struct ARowsSlot;
+struct RingSlot;
 using ARows = Scratch<ExactPanel, ARowsSlot>;
 
 // The chunk of k from k0 on (KC long, the last shorter), its B in b.
@@ -193,33 +180,34 @@ void exact_panel(const GemmCall& g, ExactTasks& p, std::size_t KC, ExactScratch&
   }
 }
 
-// The same with few columns and long k (macro.h): B's chunks packed in
-// slices of k (two per thread) and double buffered, so that one
-// parallel_for runs the tasks of a chunk and packs the next.
+// The same with few columns and long k (macro.h), as a pipeline
+// (parallel_pipeline.h): one row stream per thread (the tasks of a chunk)
+// runs the chunks in order, each chunk's B packed once into one of a ring
+// of buffers; no barrier per chunk (a thread that loses its core delays its
+// own stream, not the others).
 void exact_panel_few_columns(const GemmCall& g, ExactTasks& p, std::size_t KC, ExactScratch& sc) {
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);
-  const auto slices = [&](const ExactChunk& ch) {
-    return std::clamp<std::size_t>(2 * static_cast<std::size_t>(g.threads), 1, std::max<std::size_t>(ch.steps, 1));
+  const std::size_t chunks = (k_end + KC - 1) / KC;
+  // Bytes of a chunk's B: values and two bounds per element (doubles).
+  const std::size_t chunk_bytes = std::max<std::size_t>(1, KC * p.groups * L * 3 * sizeof(double));
+  const std::size_t depth = std::clamp<std::size_t>(kRingBytes / chunk_bytes, 2, kRingMax);
+  const Scratch<ExactRing, RingSlot> ring_slot;
+  std::vector<ExactPanel>& ring = ring_slot->b;
+  if (ring.size() < depth) ring.resize(depth);
+  const auto pack = [&](std::size_t c, std::size_t slot, std::size_t) {
+    ExactPanel& b = ring[slot];
+    const ExactChunk ch = chunk_at(g, KC, c * KC, b);
+    b.resize(p.nc, ch.kp, ch.steps, true);
+    for (std::size_t gg = 0; gg < p.groups; ++gg) pack_exact_group(g.row, g.spec, g.B, p.j0, c * KC, ch.kc, b, gg, 0, ch.steps);
+    pad_exact_lanes(g.row, b);
   };
-  ExactPanel* buf[2] = {&sc.b, &sc.b_next};
-  const ExactChunk first = chunk_at(g, KC, 0, *buf[0]);
-  buf[0]->resize(p.nc, first.kp, first.steps, true);
-  const std::size_t first_slices = slices(first);
-  parallel_for(g.threads, first_slices, Assign::blocks,
-               [&](std::size_t j) { pack_exact_slice(g, p, 0, first, *buf[0], j, first_slices); });
-  for (std::size_t k0 = 0, c = 0; k0 < k_end; k0 += KC, ++c) {
-    const ExactChunk cur = chunk_at(g, KC, k0, *buf[c % 2]);
-    p.first = k0 == 0;
-    p.last = k0 + KC >= k_end;
-    ExactPanel& nb = *buf[(c + 1) % 2];
-    const ExactChunk next = chunk_at(g, KC, k0 + KC, nb);
-    if (!p.last) nb.resize(p.nc, next.kp, next.steps, true);
-    const std::size_t tasks = p.mblocks * p.jtasks, next_slices = p.last ? 0 : slices(next);
-    parallel_for(g.threads, tasks + next_slices, Assign::dynamic, [&](std::size_t t) {
-      if (t < tasks) exact_task(g, cur, p, k0, t, *ARows{}, sc.acc.data());
-      else pack_exact_slice(g, p, k0 + KC, next, nb, t - tasks, next_slices);
-    });
-  }
+  const auto run = [&](std::size_t t, std::size_t c, std::size_t slot) {
+    ExactTasks q = p;
+    q.first = c == 0;
+    q.last = c + 1 == chunks;
+    exact_task(g, chunk_at(g, KC, c * KC, ring[slot]), q, c * KC, t, *ARows{}, sc.acc.data());
+  };
+  run_pipeline(g.threads, p.mblocks * p.jtasks, chunks, depth, pack, run);
 }
 
 }  // namespace
@@ -230,7 +218,7 @@ void exact_panel_few_columns(const GemmCall& g, ExactTasks& p, std::size_t KC, E
 void run_exact_macro(const GemmCall& g) {
   const std::size_t step = step_k(g.row);
   const bool few = g.m <= kMC && (std::min(kNC, g.n) + L - 1) / L < static_cast<std::size_t>(g.threads);
-  const std::size_t KC = std::max<std::size_t>(1, (few ? kFewChunks * kKFewColumns : kKTarget) / step) * step;
+  const std::size_t KC = std::max<std::size_t>(1, (few ? kKFewColumns : kKTarget) / step) * step;
   const Scratch<ExactScratch, CallSlot> call;
   ExactScratch& scratch = *call;
   scratch.acc.assign(g.m * std::min(kNC, g.n), 0u);

@@ -515,6 +515,121 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
   }
 }
 
+namespace {
+
+// Whether the SIMD exact packer serves X: fp32 storage rounded to the
+// unit's fp16 or bf16 with RNE (pack_exact's fast case).
+bool exact_simd_source(const ModelRow& row, const GemmSpec& spec, const Operand& X) {
+  return X.storage == Fmt::fp32 && spec.input_round == Round::rne && spec.input_overflow != Overflow::saturate &&
+         (row.in == Fmt::fp16 || row.in == Fmt::bf16);
+}
+
+// pack_exact_rows()'s lane-interleaved staging, a slot of the thread's
+// scratch arena (scratch.h).
+struct ExactRowsStaging {
+  AlignedBuf<double> val, lo, hi;
+  std::vector<int32_t> elo, ehi;
+  std::vector<uint8_t> special;
+  std::size_t held_bytes() const { return scratch_bytes(val, lo, hi, elo, ehi, special); }
+};
+
+}  // namespace
+
+void pack_exact_rows(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
+                     std::size_t count, std::size_t k0, std::size_t kc, ExactPanel& p) {
+  constexpr std::size_t L = kernels::kSimdLanes;
+  if (!exact_simd_source(row, spec, X)) {
+    for (std::size_t v = 0; v < count; ++v) pack_exact(row, spec, X, true, index0 + v, k0, kc, p, v);
+    return;
+  }
+  const Scratch<ExactRowsStaging> staging;
+  const std::size_t step = step_k(row);
+  const VecStrides st = vec_strides(X, true);
+  if (st.k == 1 && count < L) {  // few rows, k contiguous: row after row, then each block's bounds
+    auto& [val_, lo_, hi_, elo, ehi, special] = *staging;
+    elo.resize(kc), ehi.resize(kc), special.resize(kc);
+    const int man = kernels::unit_man(row);
+    for (std::size_t v = 0; v < count; ++v) {
+      const uint32_t* src = static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0 + v) * st.idx +
+                            static_cast<std::ptrdiff_t>(k0);
+      double* pv = p.val.p.get() + v * p.kp;
+      kernels::exact_convert_row(src, kc, row.in == Fmt::bf16, pv, elo.data(), ehi.data(), special.data());
+      std::fill(pv + kc, pv + p.kp, 0.0);
+      for (std::size_t s = 0; s < p.steps; ++s) {
+        int lo_e = kernels::kExactNone, hi_e = -kernels::kExactNone;
+        bool odd = false;
+        for (std::size_t l = s * step; l < std::min(kc, (s + 1) * step); ++l) {
+          lo_e = std::min(lo_e, elo[l]), hi_e = std::max(hi_e, ehi[l]);
+          odd |= special[l] != 0;
+        }
+        if (odd) pack_exact(row, spec, X, true, index0 + v, k0, kc, p, v, s, s + 1);
+        else kernels::exact_bounds(true, lo_e, hi_e, man, static_cast<int>(step), p.lo.p[v * p.steps + s],
+                                   p.hi.p[v * p.steps + s]);
+      }
+    }
+    return;
+  }
+  double* val = staging->val.get(p.kp * L);
+  double* lo = staging->lo.get(p.steps * L);
+  double* hi = staging->hi.get(p.steps * L);
+  constexpr std::size_t kSteps = 64;  // blocks per call: room for their listed blocks
+  std::size_t todo[kSteps * L];
+  for (std::size_t q0 = 0; q0 < count; q0 += L) {
+    const std::size_t lanes = std::min(L, count - q0);
+    const kernels::ExactPackSource src{static_cast<const uint32_t*>(X.data) +
+                                           static_cast<std::ptrdiff_t>(index0 + q0) * st.idx +
+                                           static_cast<std::ptrdiff_t>(k0) * st.k,
+                                       st.k, st.idx, row.in == Fmt::bf16, true};
+    for (std::size_t sa = 0; sa < p.steps; sa += kSteps) {
+      const std::size_t sb = std::min(p.steps, sa + kSteps);
+      const std::size_t n =
+          kernels::exact_pack_lanes(src, lanes, sa, sb, step, kc, kernels::unit_man(row), val, lo, hi, todo);
+      for (std::size_t q = 0; q < lanes; ++q) {
+        double* pv = p.val.p.get() + (q0 + q) * p.kp;
+        for (std::size_t l = sa * step; l < sb * step; ++l) pv[l] = val[l * L + q];
+        for (std::size_t s = sa; s < sb; ++s) {
+          p.lo.p[(q0 + q) * p.steps + s] = lo[s * L + q];
+          p.hi.p[(q0 + q) * p.steps + s] = hi[s * L + q];
+        }
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t s = todo[i] / L, q = todo[i] % L;
+        pack_exact(row, spec, X, true, index0 + q0 + q, k0, kc, p, q0 + q, s, s + 1);
+      }
+    }
+  }
+}
+
+void pack_exact_group(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
+                      std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t g, std::size_t s0, std::size_t s1) {
+  constexpr std::size_t L = kernels::kSimdLanes;
+  const std::size_t v0 = g * L, v1 = std::min(p.count, v0 + L), step = step_k(row);
+  s1 = std::min(s1, p.steps);
+  if (exact_simd_source(row, spec, X)) {
+    const VecStrides st = vec_strides(X, false);
+    const kernels::ExactPackSource src{static_cast<const uint32_t*>(X.data) +
+                                           static_cast<std::ptrdiff_t>(index0 + v0) * st.idx +
+                                           static_cast<std::ptrdiff_t>(k0) * st.k,
+                                       st.k, st.idx, row.in == Fmt::bf16, false};
+    constexpr std::size_t kSteps = 64;  // blocks per call: room for their listed blocks
+    std::size_t todo[kSteps * L];
+    for (std::size_t sa = s0; sa < s1; sa += kSteps) {
+      const std::size_t sb = std::min(s1, sa + kSteps);
+      const std::size_t n = kernels::exact_pack_lanes(src, v1 - v0, sa, sb, step, kc, kernels::unit_man(row),
+                                                      p.val.p.get() + g * p.kp * L, p.lo.p.get() + g * p.steps * L,
+                                                      p.hi.p.get() + g * p.steps * L, todo);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t s = todo[i] / L, q = todo[i] % L;
+        pack_exact(row, spec, X, false, index0 + v0 + q, k0, kc, p, v0 + q, s, s + 1);
+      }
+    }
+  } else {
+    for (std::size_t v = v0; v < v1; ++v) pack_exact(row, spec, X, false, index0 + v, k0, kc, p, v, s0, s1);
+  }
+  for (std::size_t v = v0; v < v1; ++v)
+    for (std::size_t s = s0; s < s1; ++s) p.group_special[g * p.steps + s] |= p.special[v * p.steps + s];
+}
+
 // B lanes past the panel's last column: zero operands, neutral bounds.
 void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0, std::size_t s1) {
   const std::size_t step = step_k(row);

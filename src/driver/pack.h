@@ -279,6 +279,23 @@ void pack_exact(const ModelRow& row, const GemmSpec& spec, const Operand& X, boo
                 std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t v, std::size_t s0 = 0,
                 std::size_t s1 = SIZE_MAX);
 
+// Lane group g of an exact B panel (vectors 16g .. 16g+15 below p.count,
+// from op(X) vectors index0 ..) over its steps [s0, s1): the SIMD packer
+// (kernels::exact_pack_lanes) for fp32 storage rounded to fp16 or bf16 with
+// RNE, the blocks it lists and every other case by pack_exact(); then the
+// group's NaN/Inf flags for those steps. The same fields as pack_exact().
+void pack_exact_group(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
+                      std::size_t k0, std::size_t kc, ExactPanel& p, std::size_t g, std::size_t s0, std::size_t s1);
+
+// A's vectors 0 .. count-1 of an exact panel from op(X) vectors index0 ..
+// (k0 .. k0+kc-1): fp32 storage rounded to fp16 or bf16 with RNE by the
+// SIMD converters (fewer than 16 rows with k contiguous: a row at a time,
+// then each block's bounds; else 16 rows at a time as the lanes of
+// exact_pack_lanes(), moved to the row layout); the blocks with an odd element and every other case
+// by pack_exact(). The same fields as pack_exact() of each vector.
+void pack_exact_rows(const ModelRow& row, const GemmSpec& spec, const Operand& X, std::size_t index0,
+                     std::size_t count, std::size_t k0, std::size_t kc, ExactPanel& p);
+
 // B lanes past the panel's last column: zero operands, neutral bounds
 // (steps [s0, s1) only).
 void pad_exact_lanes(const ModelRow& row, ExactPanel& p, std::size_t s0 = 0, std::size_t s1 = SIZE_MAX);

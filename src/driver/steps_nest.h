@@ -43,6 +43,7 @@
 
 #include "driver/macro.h"
 #include "driver/parallel.h"
+#include "driver/parallel_pipeline.h"
 #include "driver/scratch.h"
 
 namespace mmaemu::driver {
@@ -122,14 +123,26 @@ template <typename K>
 struct Buffers {
   std::vector<uint32_t> acc32;
   std::vector<uint64_t> acc64;
-  typename K::BPanel b, b_next;  // b_next: the next chunk's B (few columns)
-  std::size_t held_bytes() const { return scratch_bytes(acc32, acc64, b, b_next); }
+  typename K::BPanel b;
+  std::size_t held_bytes() const { return scratch_bytes(acc32, acc64, b); }
+};
+// The few-columns pipeline's B chunks: a slot of its own, kept between calls
+// (kRingBytes <= kKeepBytes).
+template <typename K>
+struct Ring {
+  std::vector<typename K::BPanel> b;
+  std::size_t held_bytes() const {
+    std::size_t bytes = 0;
+    for (const auto& x : b) bytes += scratch_bytes(x);
+    return bytes;
+  }
 };
 // The slots: a call's shared B, a private-B task's own B, each thread's A rows.
 struct SharedBSlot;
 struct PrivateBSlot;
 struct ARowsSlot;
 struct TaskAccSlot;
+struct RingSlot;
 
 template <typename K>
 NestChunk<typename K::BPanel> chunk_of(const MacroArgs& g, const Plan& sp, std::size_t nc, std::size_t k0,
@@ -168,13 +181,17 @@ void run_task(const MacroArgs& g, const K& kind, const NestChunk<typename K::BPa
     if (!acc32.empty()) r32 = acc32.data() + task.i0 * nc;
     if (!acc64.empty()) r64 = acc64.data() + task.i0 * nc;
   }
-  if (p.first && !kind.sink)
+  if (p.first && !kind.sink) {
+    // Chains from +0 (zero_init: one value for every element), else from C.
+    const bool zero = g.epilogue.zero_init();
+    const uint64_t z = zero ? g.epilogue.initial_acc(0, 0) : 0;
     for (std::size_t r = 0; r < task.mc; ++r)
       for (std::size_t w = task.w_lo; w < task.w_hi; ++w) {
-        const uint64_t a0 = g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
+        const uint64_t a0 = zero ? z : g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
         if (kind.fp64) r64[r * nc + w] = a0;
         else r32[r * nc + w] = static_cast<uint32_t>(a0);
       }
+  }
   // k = 0 (one empty chunk): no step to run, D is the epilogue of the start.
   if (ch.steps || kind.sink) kind.task(ch, p, k0, task, *a, r32, r64);
   if (p.last && !kind.sink)
@@ -250,32 +267,39 @@ void run_panel(const MacroArgs& g, const K& kind, const Plan& sp, Buffers<K>& sc
   }
 }
 
-// The same with few columns and long k (macro.h): B's chunks double
-// buffered, so that one parallel_for runs the tasks of a chunk and packs
-// the next (a call of k = 10^6 makes about 10^3 of them, not 3 10^3).
+// The same with few columns and long k (macro.h), as a pipeline
+// (parallel_pipeline.h): row streams of p.mc rows (rows_per_thread(): one
+// per thread; the tasks of a chunk) run the chunks in order, each chunk's
+// B packed once into one of a ring of buffers (up to kRingBytes, 2 ..
+// kRingMax of them, kept between calls); no barrier per chunk, so a thread
+// that loses its core delays its own stream, not the other threads.
+constexpr std::size_t kRingBytes = kKeepBytes, kRingMax = 16;
+
 template <typename K>
 void run_panel_few_columns(const MacroArgs& g, const K& kind, const Plan& sp, Buffers<K>& sc, NestPanel& p) {
   using B = typename K::BPanel;
   const std::size_t k_end = std::max<std::size_t>(g.k, 1);
-  B* buf[2] = {&sc.b, &sc.b_next};
-  const NestChunk<B> first = chunk_of<K>(g, sp, p.nc, 0, *buf[0]);
-  kind.shape_b(first, *buf[0]);
-  const PackTasks<K> pack_first{kind, p, first, *buf[0], 0, b_slices(g, kind, p.groups, first.steps)};
-  parallel_for(g.threads, pack_first.count(), Assign::blocks, pack_first);
-  for (std::size_t k0 = 0, c = 0; k0 < k_end; k0 += sp.KC, ++c) {
-    const NestChunk<B> cur = chunk_of<K>(g, sp, p.nc, k0, *buf[c % 2]);
-    p.first = k0 == 0;
-    p.last = k0 + sp.KC >= k_end;
-    B& nb = *buf[(c + 1) % 2];
-    const NestChunk<B> next = chunk_of<K>(g, sp, p.nc, k0 + sp.KC, nb);
-    if (!p.last) kind.shape_b(next, nb);
-    const PackTasks<K> pack{kind, p, next, nb, k0 + sp.KC, p.last ? 0 : b_slices(g, kind, p.groups, next.steps)};
-    const std::size_t tasks = sp.mblocks * p.jtasks;
-    parallel_for(g.threads, tasks + pack.count(), Assign::dynamic, [&](std::size_t t) {
-      if (t >= tasks) return pack(t - tasks);
-      run_task(g, kind, cur, p, k0, t, sc.acc32, sc.acc64, sp.one_chunk);
-    });
-  }
+  const std::size_t chunks = (k_end + sp.KC - 1) / sp.KC;
+  const std::size_t chunk_bytes = std::max<std::size_t>(1, sp.KC * kind.panel_bytes * p.groups * L);
+  const std::size_t depth = std::clamp<std::size_t>(kRingBytes / chunk_bytes, 2, kRingMax);
+  const Scratch<Ring<K>, RingSlot> ring_slot;
+  std::vector<B>& ring = ring_slot->b;
+  if (ring.size() < depth) ring.resize(depth);
+  for (std::size_t s = 0; s < depth; ++s) kind.prepare(ring[s]);
+  const auto pack = [&](std::size_t c, std::size_t slot, std::size_t) {
+    B& b = ring[slot];
+    const NestChunk<B> ch = chunk_of<K>(g, sp, p.nc, c * sp.KC, b);
+    kind.shape_b(ch, b);
+    for (std::size_t gg = 0; ch.steps && gg < p.groups; ++gg) kind.pack_b(p, c * sp.KC, ch, b, gg, 0, 1);
+  };
+  const auto run = [&](std::size_t t, std::size_t c, std::size_t slot) {
+    const NestChunk<B> ch = chunk_of<K>(g, sp, p.nc, c * sp.KC, ring[slot]);
+    NestPanel q = p;
+    q.first = c == 0;
+    q.last = c + 1 == chunks;
+    run_task(g, kind, ch, q, c * sp.KC, t, sc.acc32, sc.acc64, sp.one_chunk);
+  };
+  run_pipeline(g.threads, sp.mblocks * p.jtasks, chunks, depth, pack, run);
 }
 
 }  // namespace nest
@@ -283,7 +307,7 @@ void run_panel_few_columns(const MacroArgs& g, const K& kind, const Plan& sp, Bu
 /// The steps loop nest on plug-in `kind`. At most kMC rows and a lane group
 /// per thread: private B per task. Else per N panel, B shared per chunk, or
 /// with at most kMC rows and fewer lane groups than threads the few-columns
-/// path: rows_per_thread() rows per task, chunks of kKFewColumns k (macro.h).
+/// pipeline: streams of rows_per_thread() rows, chunks of kKFewColumns k (macro.h).
 template <typename K>
 void run_steps_nest(const MacroArgs& g, const K& kind) {
   using namespace nest;
@@ -306,7 +330,6 @@ void run_steps_nest(const MacroArgs& g, const K& kind) {
   const std::size_t acc_size = no_acc || sp.one_chunk ? 0 : g.m * std::min(sp.NC, g.n);
   (kind.fp64 ? sc.acc64.resize(acc_size) : sc.acc32.resize(acc_size));
   kind.prepare(sc.b);
-  kind.prepare(sc.b_next);
   for (std::size_t j0 = 0; j0 < g.n; j0 += sp.NC) {
     NestPanel p{};
     p.j0 = j0;

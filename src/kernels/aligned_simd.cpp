@@ -61,7 +61,6 @@
 #include <cstring>
 #include <vector>
 
-#include "formats/fast_round.h"
 #include "kernels/simd.h"
 #include "kernels/product_sum-inl.h"
 
@@ -103,11 +102,21 @@ HWY_INLINE VI32 HalfOfSingle(VI32 x, int32_t nan16) {
 }
 
 // A normal float x rounded to fp16 with RNE, as fp32 bits (+-Inf past the
-// largest fp16). Normal fp16 range: the fp32 bits rounded at bit 13 (a
-// carry moves into the exponent, as it should). Below 2^-14: one float
-// addition at 2^-1, whose ulp is the fp16 subnormal step 2^-24, RNE by the
-// host (the caller holds FpEnvGuard: round to nearest, no FTZ).
+// largest fp16). On x86 with F16C (AVX2) or AVX-512: the hardware
+// conversion to fp16 with RNE given in the instruction (IEEE 754: subnormal
+// results, overflow to Inf), and back, exact. Otherwise: in the normal fp16
+// range the fp32 bits rounded at bit 13 (a carry moves into the exponent,
+// as it should); below 2^-14 one float addition at 2^-1, whose ulp is the
+// fp16 subnormal step 2^-24, RNE by the host (the caller holds FpEnvGuard:
+// round to nearest, no FTZ).
 HWY_INLINE VI32 RoundToHalf(VI32 x) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x.raw), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return VI32{_mm512_castps_si512(_mm512_cvtph_ps(h))};
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+  const __m128i h = _mm256_cvtps_ph(_mm256_castsi256_ps(x.raw), _MM_FROUND_TO_NEAREST_INT);
+  return VI32{_mm256_castps_si256(_mm256_cvtph_ps(h))};
+#else
   const DI32 di;
   const DF32 df;
   const auto a = hn::And(x, hn::Set(di, 0x7FFFFFFF));
@@ -118,6 +127,7 @@ HWY_INLINE VI32 RoundToHalf(VI32 x) {
   const auto sub = hn::BitCast(di, hn::Sub(hn::Add(hn::BitCast(df, a), half), half));
   return hn::Or(hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x38800000)), sub, n),
                 hn::And(x, hn::Set(di, static_cast<int32_t>(0x80000000u))));
+#endif
 }
 
 // A finite double V rounded to fp16 with RNE, as a double (+-Inf past the
@@ -439,24 +449,32 @@ HWY_INLINE void FastRows(const SimdParams& p, const FastConsts& q, int steps, in
 // `steps` consecutive blocks of `step` elements (the last one `last_len`)
 // for `rows` A rows (row r at r*as); acc as fp32 bits (fp16 results: of the
 // fp16 values), row r's at acc + 16*r.
+// The fast path's constants for blocks of `step` products, or false where
+// it cannot serve them: block sums that may pass 3 * 2^30 (32-element
+// blocks with F = 25, and F = 26), and RD/RU.
+inline bool FastConstsFor(const SimdParams& p, int step, FastConsts& q) {
+  // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
+  // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
+  const int64_t bound = (int64_t{step} << (p.frac + 2)) + (int64_t{1} << (p.frac + 1));
+  if (bound > 3 * (int64_t{1} << 30) || p.rd || p.ru) return false;
+  const int32_t hi = HWY_MIN(100, p.frac + 96);
+  q.e_lo = HWY_MAX(p.floor, p.frac - 126);
+  q.e_hi = hi + 1;
+  q.f127 = p.frac + 127;
+  q.x_top = static_cast<uint32_t>(p.frac + 254) << 23;
+  q.w_lo = static_cast<uint32_t>(p.frac + 127 - hi) << 23;
+  q.w_span = (252u << 23) - q.w_lo;
+  q.check = bound > kSumLimit;
+  q.mask = p.rz && p.frac_mask != -1;
+  return true;
+}
+
 template <bool kOut16>
 void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
                 const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
                 uint32_t* acc) {
-  // |S| < step * 2^(F+2) + 2^(F+1): each term < 2^(F+2) (|m_a m_b| <
-  // 2^(man2+2), E >= e_p), the c term < 2^(F+1) (|m_c| < 2^24, E >= e_c).
-  const int64_t bound = (int64_t{step} << (p.frac + 2)) + (int64_t{1} << (p.frac + 1));
-  if (bound <= 3 * (int64_t{1} << 30) && !p.rd && !p.ru) {
-    const int32_t hi = HWY_MIN(100, p.frac + 96);
-    FastConsts q;
-    q.e_lo = HWY_MAX(p.floor, p.frac - 126);
-    q.e_hi = hi + 1;
-    q.f127 = p.frac + 127;
-    q.x_top = static_cast<uint32_t>(p.frac + 254) << 23;
-    q.w_lo = static_cast<uint32_t>(p.frac + 127 - hi) << 23;
-    q.w_span = (252u << 23) - q.w_lo;
-    q.check = bound > kSumLimit;
-    q.mask = p.rz && p.frac_mask != -1;
+  FastConsts q;
+  if (FastConstsFor(p, step, q)) {
     switch (step) {
       case 4: return FastRows<4, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
       case 8: return FastRows<8, kOut16>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
@@ -477,19 +495,140 @@ void AlignedRun(const SimdParams& p, int steps, int step, int last_len, const fl
   }
 }
 
-void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
-                  const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
-                  uint32_t* acc) {
-  if (!p.out16) return AlignedRun<false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+// ---------------------------------------------------------------- interleaved HMMA fp8
+
+// c + t, the late addition of the interleaved path: fp32 results, host
+// arithmetic (RNE; NaN bits are the host's, the epilogue stores the unit's);
+// fp16 results (both the fp32 bits of fp16 values), the exact sum in
+// binary64 (two fp16 values: at most 40 significant bits) rounded once to
+// fp16 with RNE (overflow to Inf; Inf + -Inf and NaN give a NaN, which the
+// run's end turns into the unit's; x + (-x) = +0, -0 + -0 = -0).
+template <bool kOut16>
+HWY_INLINE VI32 LateAdd(VI32 c, VI32 t) {
+  const DI32 di;
+  const DF32 df;
+  if constexpr (!kOut16) {
+    return hn::BitCast(di, hn::Add(hn::BitCast(df, c), hn::BitCast(df, t)));
+  } else {
+#if HWY_TARGET == HWY_SCALAR
+    // One lane; the cast keeps an Inf (Highway's scalar DemoteTo saturates it).
+    const hn::Rebind<double, DF32> dd;
+    const double w = hn::GetLane(
+        HalfOfDouble(hn::Add(hn::PromoteTo(dd, hn::BitCast(df, c)), hn::PromoteTo(dd, hn::BitCast(df, t)))));
+    return hn::Set(di, std::bit_cast<int32_t>(static_cast<float>(w)));
+#else
+    const hn::Half<DF32> dfh;
+    const hn::Rebind<double, decltype(dfh)> dd;
+    auto half = [&](hn::Vec<decltype(dfh)> x, hn::Vec<decltype(dfh)> y) {
+      return hn::DemoteTo(dfh, HalfOfDouble(hn::Add(hn::PromoteTo(dd, x), hn::PromoteTo(dd, y))));
+    };
+    const auto fc = hn::BitCast(df, c), ft = hn::BitCast(df, t);
+    const auto lo = half(hn::LowerHalf(dfh, fc), hn::LowerHalf(dfh, ft));
+    const auto hi = half(hn::UpperHalf(dfh, fc), hn::UpperHalf(dfh, ft));
+    return hn::BitCast(di, hn::Combine(df, hi, lo));
+#endif
+  }
+}
+
+// One instruction of k = step per row (its two groups of `half` contiguous:
+// the packing's order), c in registers: each group an aligned block, the
+// first from +0 and the second from the first's result, then c + t.
+// kRows A rows as FastRun.
+template <int kLen, bool kOut16, int kRows>
+HWY_NOINLINE void InterleavedRun(const SimdParams& p, const FastConsts& q, int steps, int step, const float* av,
+                                 const float* af, const int32_t* ae, std::size_t as, const float* bv, const float* bf,
+                                 const int32_t* be, uint32_t* acc) {
+  const DI32 di;
+  const std::size_t N = hn::Lanes(di), half = static_cast<std::size_t>(step) / 2;
+  const int len = static_cast<int>(half);
+  int32_t* io = reinterpret_cast<int32_t*>(acc);
+  for (std::size_t v = 0; v < kSimdLanes; v += N) {
+    auto c0 = hn::LoadU(di, io + v);
+    auto c1 = kRows > 1 ? hn::LoadU(di, io + kSimdLanes + v) : c0;
+    for (int s = 0; s < steps; ++s) {
+      auto t0 = hn::Zero(di), t1 = hn::Zero(di);
+      for (std::size_t g = 0; g < 2; ++g) {
+        const std::size_t a = static_cast<std::size_t>(s) * static_cast<std::size_t>(step) + g * half,
+                          b = a * kSimdLanes;
+        AnyBlock<kLen, kOut16>(p, q, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, t0);
+        if constexpr (kRows > 1) {
+          const std::size_t a1 = as + a;
+          AnyBlock<kLen, kOut16>(p, q, len, av + a1, af + a1, ae + a1, bv + b, bf + b, be + b, v, t1);
+        }
+      }
+      c0 = LateAdd<kOut16>(c0, t0);
+      if constexpr (kRows > 1) c1 = LateAdd<kOut16>(c1, t1);
+    }
+    hn::StoreU(c0, di, io + v);
+    if constexpr (kRows > 1) hn::StoreU(c1, di, io + kSimdLanes + v);
+  }
+}
+
+template <bool kOut16>
+void InterleavedRows(const SimdParams& p, int steps, int step, const float* av, const float* af, const int32_t* ae,
+                     int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  const int half = step / 2;
+  FastConsts q;
+  if (FastConstsFor(p, half, q)) {
+    if (half == 16)
+      return rows == 2 ? InterleavedRun<16, kOut16, 2>(p, q, steps, step, av, af, ae, as, bv, bf, be, acc)
+                       : InterleavedRun<16, kOut16, 1>(p, q, steps, step, av, af, ae, as, bv, bf, be, acc);
+    return rows == 2 ? InterleavedRun<0, kOut16, 2>(p, q, steps, step, av, af, ae, as, bv, bf, be, acc)
+                     : InterleavedRun<0, kOut16, 1>(p, q, steps, step, av, af, ae, as, bv, bf, be, acc);
+  }
+  // The general kernel throughout, row after row.
+  const DI32 di;
+  const std::size_t N = hn::Lanes(di), hs = static_cast<std::size_t>(half);
+  for (int r = 0; r < rows; ++r) {
+    const std::size_t o = static_cast<std::size_t>(r) * as;
+    int32_t* io = reinterpret_cast<int32_t*>(acc + static_cast<std::size_t>(r) * kSimdLanes);
+    for (std::size_t v = 0; v < kSimdLanes; v += N)
+      for (int s = 0; s < steps; ++s) {
+        HWY_ALIGN uint32_t t[kSimdLanes] = {};
+        for (std::size_t g = 0; g < 2; ++g) {
+          const std::size_t a = static_cast<std::size_t>(s) * static_cast<std::size_t>(step) + g * hs,
+                            b = a * kSimdLanes;
+          SlowBlock(p, half, av + o + a, af + o + a, ae + o + a, bv + b, bf + b, be + b, v, t);
+        }
+        hn::StoreU(LateAdd<kOut16>(hn::LoadU(di, io + v), hn::Load(di, reinterpret_cast<const int32_t*>(t))), di,
+                   io + v);
+      }
+  }
+}
+
+// ---------------------------------------------------------------- the runs
+
+// run(acc) on the run's accumulators: with fp16 results, held as the fp32
+// bits of their values inside the run and converted at its two ends.
+template <class Run>
+HWY_INLINE void WithRunAccumulators(const SimdParams& p, int rows, uint32_t* acc, Run&& run) {
+  if (!p.out16) return run(acc);
   const DI32 di;
   const std::size_t N = hn::Lanes(di), lanes = static_cast<std::size_t>(rows) * kSimdLanes;
   HWY_ALIGN uint32_t c32[kMaxRows * kSimdLanes];
   int32_t* io = reinterpret_cast<int32_t*>(acc);
   for (std::size_t v = 0; v < lanes; v += N)
     hn::Store(SingleOfHalf(hn::LoadU(di, io + v)), di, reinterpret_cast<int32_t*>(c32) + v);
-  AlignedRun<true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, c32);
+  run(c32);
   for (std::size_t v = 0; v < lanes; v += N)
     hn::StoreU(HalfOfSingle(hn::Load(di, reinterpret_cast<const int32_t*>(c32) + v), p.nan16), di, io + v);
+}
+
+void AlignedRun16(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+                  const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be,
+                  uint32_t* acc) {
+  WithRunAccumulators(p, rows, acc, [&](uint32_t* c) {
+    if (p.out16) AlignedRun<true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, c);
+    else AlignedRun<false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, c);
+  });
+}
+
+void InterleavedRun16(const SimdParams& p, int steps, int step, const float* av, const float* af, const int32_t* ae,
+                      int rows, std::size_t as, const float* bv, const float* bf, const int32_t* be, uint32_t* acc) {
+  WithRunAccumulators(p, rows, acc, [&](uint32_t* c) {
+    if (p.out16) InterleavedRows<true>(p, steps, step, av, af, ae, rows, as, bv, bf, be, c);
+    else InterleavedRows<false>(p, steps, step, av, af, ae, rows, as, bv, bf, be, c);
+  });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -510,52 +649,12 @@ int simd_aligned_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b
   return run.steps;
 }
 
-namespace {
-
-// x + y of two fp16 values (bits) rounded once to fp16 with RNE (the late c
-// of docs/models.md §2.12 with fp16 results): both are integers times
-// 2^-24 below 2^40, so their sum is exact in int64. NaN gives the unit's;
-// Inf + -Inf is NaN; x + (-x) = +0, -0 + -0 = -0.
-uint32_t add_fp16_rne(uint32_t x, uint32_t y, uint32_t nan16) {
-  const bool x_special = (x & 0x7C00u) == 0x7C00u, y_special = (y & 0x7C00u) == 0x7C00u;
-  if ((x_special && (x & 0x3FFu)) || (y_special && (y & 0x3FFu))) return nan16;
-  if (x_special && y_special) return x == y ? x : nan16;
-  if (x_special) return x;
-  if (y_special) return y;
-  const auto value = [](uint32_t h) {  // h as a multiple of 2^-24
-    const uint32_t e = (h >> 10) & 31, f = h & 0x3FFu;
-    const int64_t m = e ? int64_t{f | 0x400u} << (e - 1) : int64_t{f};
-    return h & 0x8000u ? -m : m;
-  };
-  const int64_t S = value(x) + value(y);
-  if (S == 0) return (x & y & 0x8000u) && !((x | y) & 0x7FFFu) ? 0x8000u : 0u;
-  return round_fp16(S < 0, static_cast<uint64_t>(S < 0 ? -S : S), -24, Round::rne);
-}
-
-// One instruction of k = step from the panels' first element, for a.rows
-// rows (the aligned kernel runs the rows' sub-blocks together).
-void interleaved_instruction(const SimdParams& p, int step, RowPanel a, LanePanel b, uint32_t* acc) {
-  const int half = step / 2;
-  HWY_ALIGN_MAX uint32_t t[kMaxRows * kSimdLanes] = {};
-  HWY_DYNAMIC_DISPATCH(AlignedRun16)(p, 2, half, half, a.val, a.sig, a.exp, a.rows, a.stride, b.val, b.sig, b.exp, t);
-  const std::size_t lanes = static_cast<std::size_t>(a.rows) * kSimdLanes;
-  if (p.out16) {
-    for (std::size_t q = 0; q < lanes; ++q) acc[q] = add_fp16_rne(acc[q], t[q], static_cast<uint32_t>(p.nan16));
-    return;
-  }
-  for (std::size_t q = 0; q < lanes; ++q)
-    acc[q] = std::bit_cast<uint32_t>(std::bit_cast<float>(acc[q]) + std::bit_cast<float>(t[q]));
-}
-
-}  // namespace
+HWY_EXPORT(InterleavedRun16);
 
 int simd_interleaved_run16(const SimdParams& p, StepRun run, RowPanel a, LanePanel b, uint32_t* acc) {
   check_rows(a);
-  for (int s = 0; s < run.steps; ++s) {
-    const std::size_t l = static_cast<std::size_t>(s) * static_cast<std::size_t>(run.step);
-    interleaved_instruction(p, run.step, {a.val + l, a.sig + l, a.exp + l, a.rows, a.stride},
-                            {b.val + l * kSimdLanes, b.sig + l * kSimdLanes, b.exp + l * kSimdLanes}, acc);
-  }
+  HWY_DYNAMIC_DISPATCH(InterleavedRun16)(p, run.steps, run.step, a.val, a.sig, a.exp, a.rows, a.stride, b.val, b.sig,
+                                         b.exp, acc);
   return run.steps;
 }
 

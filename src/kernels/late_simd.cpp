@@ -163,6 +163,23 @@ HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, c
 
 
 
+// Per-run constants of the fast path (F = p.frac = 24), read from memory
+// so that the compiler folds them into the vector instructions (AVX-512:
+// embedded broadcasts) instead of rebuilding them in registers per block.
+struct LateConsts {
+  int32_t f127;      // F + 127: 2^(F - E) has the biased exponent F + 127 - E
+  int32_t c_top;     // F + 101: 2^(F - (e_c + 26)) has the biased exponent F + 101 - e_c
+  int32_t f135;      // F + 135: 2^(F + 8 - e) has the biased exponent F + 135 - e
+  int32_t one;       // 1
+  int32_t bias;      // 127
+  int32_t w100, w200;  // products' window: E + 100 <= 200 (unsigned)
+  int32_t c60, c180;   // c's window where c dominates: e_c + 60 <= 180 (unsigned)
+  int32_t eight, k31;  // 8; 31: the largest shift
+  int32_t half_bits;   // 127 << 23: the exponent field of 1.0
+  int32_t cutoff;      // drop c more than this many binades below (fp8); -1: never
+  int64_t low21;       // 0x1FFFFF: the 21 fraction bits below 32 significant bits in binary64
+};
+
 // One block on one vector of lanes, c in a register (fp32 bits). Returns
 // false, c untouched, unless every lane has
 //   - every group's exponent E (E_A, E_B for odd/even) in [-100, 100]: each
@@ -173,94 +190,99 @@ HWY_NOINLINE bool LateSlowBlock(const SimdParams& p, int len, const float* av, c
 //   - where c dominates (E_p < e_c), e_c in [-60, 120]: the result is then
 //     normal and finite, and c is finite.
 // Per lane, with E_p = max(E_A, E_B), S_p = sum_X floor(S_X / 2^(E_p - E_X)):
-//   E_p >= e_c: S = S_p + floor(c * 2^(24 - E_p)) in int32 (|S| < 2^31); the
-//     c term is exact in float where E_p - e_c <= 26, else it is in (-1/2,
-//     1/2) and only its sign matters: it is then formed at E_p = e_c + 26
-//     (zero where the cut-off drops c). d = RNE24(S) * 2^(E_p - 24), the
-//     scaling as an add to the exponent field (the result is normal).
-//   E_p < e_c: in double, exact (|Y| < 2^39, integers):
-//       Y = floor(S_p * 2^(8 - d)) + c * 2^(32 - e_c),   d = e_c - E_p
-//     i.e. S of the reference (32 bits below 2^e_c), then the round-down to
-//     31 fraction bits below its leading one on the bit pattern (clear the
-//     low 21 of the 52 fraction bits; a negative Y rounds its magnitude up),
-//     RNE to float by the conversion, and the scaling by 2^(e_c - 32) as an
-//     add to the exponent field.
+//   E_p >= e_c: S = S_p + floor(c * 2^(24 - E_p)) (|S| < 2^31); the c term
+//     is exact in float where E_p - e_c <= 26, else it is in (-1/2, 1/2)
+//     and only its sign matters: it is then formed at E_p = e_c + 26 (zero
+//     where the cut-off drops c). d = RNE24(S) * 2^(E_p - 24).
+//   E_p < e_c, d = e_c - E_p >= 1: the reference's sum at 32 bits below
+//     2^e_c is Y = floor(S_p * 2^(8 - d)) + c * 2^(32 - e_c), rounded down
+//     to 31 fraction bits below its leading one, then RNE24.
+// Both as one computation: with e_g = max(E_p + 8, e_c) and
+//   W = floor(S_p / 2^max(d - 8, 0)) + floor(c * 2^(32 - e_g))
+// (products dominate: e_g - 32 = E_p - 24, no shift, W = S; c dominates:
+// W = Y / 2^g, g = e_g - e_c = max(8 - d, 0), since for d < 8 the floor of
+// S_p * 2^(8-d) is exact and c * 2^(32 - e_g) is an integer), in binary64
+// (|W| < 2^34, exact; the floor of S_p is an arithmetic shift). The
+// round-down to 32 significant bits is relative, the same on W as on Y,
+// and does nothing to |W| < 2^32: clear the low 21 of the 52 fraction bits
+// (a negative W rounds its magnitude up). Then RNE to float by the
+// conversion, and the scaling by 2^(e_g - 32) as an add to the exponent
+// field (|d| in [2^-92, 2^125): normal).
 template <int kLen, bool kOddEven>
-HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, const int32_t* ae, const float* bv,
-                          const int32_t* be, VI32& c) {
+HWY_INLINE bool LateFastBlock(const LateConsts& q, int len, const float* av, const int32_t* ae, const float* bv,
+                              const int32_t* be, VI32& c) {
   const DI32 di;
   const DF32 df;
   const hn::RebindToUnsigned<DI32> du;
 
-  auto EA = hn::Set(di, kLowExp), EB = hn::Set(di, kLowExp);
+  // The groups' exponents (A: from the first product on; an odd group
+  // without products has -2^30, outside the window).
+  if (kLen == 0 && len < 1) return false;
+  auto EA = hn::Add(hn::Set(di, ae[0]), hn::LoadU(di, be)), EB = hn::Set(di, kLowExp);
   ForEach<kLen>(len, [&](int l) {
+    if (l == 0) return;
     const auto e = hn::Add(hn::Set(di, ae[l]), hn::LoadU(di, be + l * kSimdLanes));
     if (kOddEven && (l & 1)) EB = hn::Max(EB, e);
     else EA = hn::Max(EA, e);
   });
   const auto out_of_window = [&](VI32 e) {
-    return hn::Gt(hn::BitCast(du, hn::Add(e, hn::Set(di, 100))), hn::Set(du, 200u));
+    return hn::Gt(hn::BitCast(du, hn::Add(e, hn::Set(di, q.w100))), hn::BitCast(du, hn::Set(di, q.w200)));
   };
   auto bad = out_of_window(EA);
   if (kOddEven) bad = hn::Or(bad, out_of_window(EB));
   const auto Ep = kOddEven ? hn::Max(EA, EB) : EA;
-  const auto cexp = hn::ShiftRight<23>(hn::And(c, hn::Set(di, 0x7F800000)));
-  const auto e_c = hn::Sub(hn::Max(cexp, hn::Set(di, 1)), hn::Set(di, 127));
+  // e_c = max(biased exponent, 1) - 127: -126 for c = 0, as CDNA3 treats it.
+  const auto e_c = hn::Sub(hn::Max(hn::BitCast(di, hn::ShiftRight<24>(hn::ShiftLeft<1>(hn::BitCast(du, c)))),
+                                   hn::Set(di, q.one)),
+                           hn::Set(di, q.bias));
   const auto caseA = hn::Not(hn::Lt(Ep, e_c));
-  const auto badB = hn::Gt(hn::BitCast(du, hn::Add(e_c, hn::Set(di, 60))), hn::Set(du, 180u));
+  const auto badB = hn::Gt(hn::BitCast(du, hn::Add(e_c, hn::Set(di, q.c60))), hn::BitCast(du, hn::Set(di, q.c180)));
   if (!hn::AllFalse(du, hn::Or(bad, hn::AndNot(hn::RebindMask(du, caseA), badB)))) return false;
 
   // The terms, each group at its own scale 2^(24 - E_X).
-  const auto scaleA = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EA)));
-  const auto scaleB = kOddEven ? hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), EB))) : scaleA;
+  const auto scaleA = hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), EA));
+  const auto scaleB = kOddEven ? hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), EB)) : scaleA;
   auto S0 = hn::Zero(di), S1 = hn::Zero(di);
   ForEach<kLen>(len, [&](int l) {
     const auto prod = hn::Mul(hn::Set(df, av[l]), hn::LoadU(df, bv + l * kSimdLanes));
-    const auto t = TruncToI32(hn::Mul(prod, (kOddEven && (l & 1)) ? scaleB : scaleA));
+    const auto t = TruncToI32(hn::Mul(prod, hn::BitCast(df, (kOddEven && (l & 1)) ? scaleB : scaleA)));
     if (l & 1) S1 = hn::Add(S1, t);
     else S0 = hn::Add(S0, t);
   });
   VI32 Sp;
   if (kOddEven) {
-    const auto k31 = hn::Set(di, 31);
-    Sp = hn::Add(S0 >> hn::Min(hn::Sub(Ep, EA), k31),
-                 S1 >> hn::Min(hn::Sub(Ep, EB), k31));
+    const auto k31 = hn::Set(di, q.k31);
+    Sp = hn::Add(S0 >> hn::Min(hn::Sub(Ep, EA), k31), S1 >> hn::Min(hn::Sub(Ep, EB), k31));
   } else {
     Sp = hn::Add(S0, S1);
   }
 
-  // Products dominate.
-  const auto cs_exp = hn::Min(Ep, hn::Add(e_c, hn::Set(di, 26)));
-  auto ct = FloorToI32(hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 151), cs_exp)))));
-  if (p.cutoff >= 0) ct = hn::IfThenZeroElse(hn::Gt(hn::Sub(Ep, e_c), hn::Set(di, p.cutoff)), ct);
-  const auto SA = hn::Add(Sp, ct);
-  const auto mA = hn::BitCast(di, hn::ConvertTo(df, SA));
-  auto res = hn::IfThenElseZero(hn::Ne(SA, hn::Zero(di)),
-                                hn::Add(mA, hn::ShiftLeft<23>(hn::Sub(Ep, hn::Set(di, 24)))));
-
-  if (!hn::AllTrue(di, caseA)) {
-    // c dominates.
-    const auto d = hn::Min(hn::Max(hn::Sub(e_c, Ep), hn::Zero(di)), hn::Set(di, 100));
-    const auto pf = hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 135), d)));  // 2^(8 - d)
-    const auto cs = hn::Mul(hn::BitCast(df, c), hn::BitCast(df, hn::ShiftLeft<23>(hn::Sub(
-                                                    hn::Set(di, 159), hn::Max(e_c, hn::Set(di, -60))))));
-    const hn::Half<DI32> dih;
-    const hn::Half<DF32> dfh;
-    const hn::Rebind<double, decltype(dih)> dd;
-    const hn::RebindToSigned<decltype(dd)> d64;
-    auto half = [&](hn::Vec<decltype(dih)> s, hn::Vec<decltype(dfh)> f, hn::Vec<decltype(dfh)> x) {
-      const auto Y = hn::Add(hn::Floor(hn::Mul(hn::PromoteTo(dd, s), hn::PromoteTo(dd, f))), hn::PromoteTo(dd, x));
-      const auto neg = hn::And(hn::BitCast(d64, hn::VecFromMask(dd, hn::Lt(Y, hn::Zero(dd)))), hn::Set(d64, 0x1FFFFF));
-      const auto bits = hn::And(hn::Add(hn::BitCast(d64, Y), neg), hn::Set(d64, ~int64_t{0x1FFFFF}));
-      return hn::DemoteTo(dfh, hn::BitCast(dd, bits));
-    };
-    const auto lo = half(hn::LowerHalf(dih, Sp), hn::LowerHalf(dfh, pf), hn::LowerHalf(dfh, cs));
-    const auto hi = half(hn::UpperHalf(dih, Sp), hn::UpperHalf(dfh, pf), hn::UpperHalf(dfh, cs));
-    const auto mB = hn::BitCast(di, hn::Combine(df, hi, lo));
-    const auto resB = hn::IfThenElseZero(hn::Ne(mB, hn::Zero(di)),
-                                         hn::Add(mB, hn::ShiftLeft<23>(hn::Sub(e_c, hn::Set(di, 32)))));
-    res = hn::IfThenElse(caseA, res, resB);
-  }
+  // Both cases at once: W at 2^(e_g - 32), e_g = max(E_p + 8, e_c) (E_p >= e_c:
+  // e_g - 32 = E_p - 24, the products' grid; no shift of S_p).
+  const auto t8 = hn::Add(Ep, hn::Set(di, q.eight));
+  const auto eg = hn::Max(t8, e_c);
+  const auto Sq = Sp >> hn::Min(hn::Sub(eg, t8), hn::Set(di, q.k31));  // floor(S_p / 2^max(d - 8, 0))
+  const auto wscale = hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f135), eg));  // 2^(32 - e_g)
+  // c's term: at 2^(32 - e_g) (E_p >= e_c: 2^(24 - min(E_p, e_c + 26)),
+  // floored; E_p < e_c: an integer), exact in float.
+  const auto cscale = hn::Max(wscale, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.c_top), e_c)));
+  auto ct = hn::Floor(hn::Mul(hn::BitCast(df, c), hn::BitCast(df, cscale)));
+  if (q.cutoff >= 0) ct = hn::IfThenZeroElse(hn::RebindMask(df, hn::Gt(hn::Sub(Ep, e_c), hn::Set(di, q.cutoff))), ct);
+  const hn::Half<DI32> dih;
+  const hn::Half<DF32> dfh;
+  const hn::Rebind<double, decltype(dih)> dd;
+  const hn::RebindToSigned<decltype(dd)> d64;
+  const auto low21 = hn::Set(d64, q.low21);
+  auto half = [&](hn::Vec<decltype(dih)> sq, hn::Vec<decltype(dfh)> x) {
+    const auto W = hn::BitCast(d64, hn::Add(hn::PromoteTo(dd, sq), hn::PromoteTo(dd, x)));
+    const auto up = hn::IfThenElse(hn::Lt(W, hn::Zero(d64)), hn::Add(W, low21), W);
+    return hn::DemoteTo(dfh, hn::BitCast(dd, hn::AndNot(low21, up)));
+  };
+  const auto lo = half(hn::LowerHalf(dih, Sq), hn::LowerHalf(dfh, ct));
+  const auto hi = half(hn::UpperHalf(dih, Sq), hn::UpperHalf(dfh, ct));
+  const auto m = hn::BitCast(di, hn::Combine(df, hi, lo));
+  // * 2^(e_g - 32): the exponent field of 2^(e_g - 32) is 127 - (159 - e_g).
+  const auto res = hn::IfThenElseZero(hn::Ne(m, hn::Zero(di)), hn::Add(m, hn::Sub(hn::Set(di, q.half_bits), wscale)));
   c = res;
   return true;
 }
@@ -269,10 +291,11 @@ HWY_INLINE bool LateFastBlock(const SimdParams& p, int len, const float* av, con
 // fast path, else the general kernel. Returns false, c untouched, where the
 // general kernel hands the block back.
 template <int kLen, bool kOddEven>
-HWY_INLINE bool LateAnyBlock(const SimdParams& p, int len, const float* av, const float* af, const int32_t* ae,
-                             const float* bv, const float* bf, const int32_t* be, std::size_t v, VI32& c) {
-  const bool done = kLen > 0 && len == kLen ? LateFastBlock<kLen, kOddEven>(p, len, av, ae, bv + v, be + v, c)
-                                             : LateFastBlock<0, kOddEven>(p, len, av, ae, bv + v, be + v, c);
+HWY_INLINE bool LateAnyBlock(const SimdParams& p, const LateConsts& q, int len, const float* av, const float* af,
+                             const int32_t* ae, const float* bv, const float* bf, const int32_t* be, std::size_t v,
+                             VI32& c) {
+  const bool done = kLen > 0 && len == kLen ? LateFastBlock<kLen, kOddEven>(q, len, av, ae, bv + v, be + v, c)
+                                             : LateFastBlock<0, kOddEven>(q, len, av, ae, bv + v, be + v, c);
   if (done) return true;
   const DI32 di;
   HWY_ALIGN uint32_t cl[kSimdLanes];
@@ -289,7 +312,7 @@ HWY_INLINE bool LateAnyBlock(const SimdParams& p, int len, const float* av, cons
 // independent chains. A block handed back in either row stops both rows
 // before it. Returns the number of blocks done, as LateRun16.
 template <int kLen, bool kOddEven, int kRows>
-HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+HWY_NOINLINE int LateFastRun(const SimdParams& p, const LateConsts& q, int steps, int step, int last_len, const float* av, const float* af,
                              const int32_t* ae, std::size_t as, const float* bv, const float* bf, const int32_t* be,
                              uint32_t* acc) {
   const DI32 di;
@@ -309,10 +332,10 @@ HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_
         const int len = s + 1 == steps ? last_len : step;
         const std::size_t a = static_cast<std::size_t>(s) * step, b = a * kSimdLanes;
         const auto before0 = c0;
-        if (!LateAnyBlock<kLen, kOddEven>(p, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, c0)) break;
+        if (!LateAnyBlock<kLen, kOddEven>(p, q, len, av + a, af + a, ae + a, bv + b, bf + b, be + b, v, c0)) break;
         if constexpr (kRows > 1) {
           const std::size_t a1 = as + a;
-          if (!LateAnyBlock<kLen, kOddEven>(p, len, av + a1, af + a1, ae + a1, bv + b, bf + b, be + b, v, c1)) {
+          if (!LateAnyBlock<kLen, kOddEven>(p, q, len, av + a1, af + a1, ae + a1, bv + b, bf + b, be + b, v, c1)) {
             c0 = before0;  // row 0 stops before the block too
             break;
           }
@@ -336,11 +359,11 @@ HWY_NOINLINE int LateFastRun(const SimdParams& p, int steps, int step, int last_
 }
 
 template <int kLen, bool kOddEven>
-HWY_INLINE int LateFastRows(const SimdParams& p, int steps, int step, int last_len, const float* av, const float* af,
+HWY_INLINE int LateFastRows(const SimdParams& p, const LateConsts& q, int steps, int step, int last_len, const float* av, const float* af,
                             const int32_t* ae, int rows, std::size_t as, const float* bv, const float* bf,
                             const int32_t* be, uint32_t* acc) {
-  if (rows == 2) return LateFastRun<kLen, kOddEven, 2>(p, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
-  return LateFastRun<kLen, kOddEven, 1>(p, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+  if (rows == 2) return LateFastRun<kLen, kOddEven, 2>(p, q, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
+  return LateFastRun<kLen, kOddEven, 1>(p, q, steps, step, last_len, av, af, ae, as, bv, bf, be, acc);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -355,14 +378,29 @@ int LateRun16(const SimdParams& p, int steps, int step, int last_len, const floa
 #if HWY_TARGET != HWY_SCALAR
   // |S| < step * 2^26 + 2^25 (each term < 2^26, the c term <= 2^25) in int32.
   if ((int64_t{step} << 26) + (int64_t{1} << 25) < (int64_t{1} << 31)) {
+    LateConsts q;
+    q.f127 = p.frac + 127;
+    q.c_top = p.frac + 101;
+    q.f135 = p.frac + 135;
+    q.one = 1;
+    q.bias = 127;
+    q.w100 = 100;
+    q.w200 = 200;
+    q.c60 = 60;
+    q.c180 = 180;
+    q.eight = 8;
+    q.k31 = 31;
+    q.half_bits = 127 << 23;
+    q.cutoff = p.cutoff;
+    q.low21 = 0x1FFFFF;
     if (p.odd_even) {
-      if (step == 16) return LateFastRows<16, true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
-      return LateFastRows<0, true>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      if (step == 16) return LateFastRows<16, true>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      return LateFastRows<0, true>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
     }
     switch (step) {
-      case 4: return LateFastRows<4, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
-      case 8: return LateFastRows<8, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
-      default: return LateFastRows<0, false>(p, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      case 4: return LateFastRows<4, false>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      case 8: return LateFastRows<8, false>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
+      default: return LateFastRows<0, false>(p, q, steps, step, last_len, av, af, ae, rows, as, bv, bf, be, acc);
     }
   }
 #endif

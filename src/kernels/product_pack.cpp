@@ -128,13 +128,54 @@ HWY_INLINE Decoded DecodeHalf(const uint16_t* p) {
   return d;
 }
 
-template <bool kReal>
+// OCP e4m3 (bias 7, NaN S.1111.111, no Inf), integer operands with
+// subnormals: the fields of Decode() with the format's constants; the value
+// of a normal code from its bits (rebias 7 -> 127, fraction moved up 20),
+// of a subnormal m * 2^-9.
+HWY_INLINE Decoded DecodeE4M3(const uint16_t* p) {
+  const DI di;
+  const DF df;
+  const VI h = hn::PromoteTo(di, hn::LoadU(DU16(), p));
+  const VI e = hn::And(hn::ShiftRight<3>(h), hn::Set(di, 15));
+  const VI frac = hn::And(h, hn::Set(di, 7));
+  const auto e0 = hn::Eq(e, hn::Zero(di));
+  const auto neg = hn::Ne(hn::And(h, hn::Set(di, 0x80)), hn::Zero(di));
+  Decoded d;
+  d.special = hn::Eq(hn::And(h, hn::Set(di, 0x7F)), hn::Set(di, 0x7F));
+  const VI m = hn::IfThenElse(e0, frac, hn::Or(frac, hn::Set(di, 8)));
+  const VI s = hn::IfThenElse(neg, hn::Neg(m), m);
+  const VF sf = hn::ConvertTo(df, s);
+  // Normal: s eeee mmm -> s, e + 120, m << 20; subnormal: s * 2^-9.
+  const VI bits = hn::Or(hn::ShiftLeft<24>(hn::And(h, hn::Set(di, 0x80))),
+                         hn::Add(hn::ShiftLeft<20>(hn::And(h, hn::Set(di, 0x7F))), hn::Set(di, 120 << 23)));
+  const auto zero = hn::And(e0, hn::Eq(frac, hn::Zero(di)));
+  const VF value = hn::IfThenElse(hn::RebindMask(df, e0), hn::Mul(sf, hn::Set(df, 0x1p-9f)), hn::BitCast(df, bits));
+  d.sig = hn::IfThenZeroElse(hn::RebindMask(df, zero), sf);
+  d.exp = hn::IfThenElse(zero, hn::Set(di, kZeroExp), hn::Sub(hn::Max(e, hn::Set(di, 1)), hn::Set(di, 7)));
+  d.val = hn::IfThenZeroElse(hn::RebindMask(df, zero), value);  // a zero is +0, as ldexp(0, .)
+  return d;
+}
+
+// The decoders with a format's constants (kinds) and the general one.
+enum class DecodeKind { general, half, e4m3 };
+
+DecodeKind decode_kind(const CodeDecode& f) {
+  if (f.real || f.as_fp16 || !f.in_sub) return DecodeKind::general;
+  if (f.fp16) return DecodeKind::half;
+  if (f.width == 8 && f.exp_bits == 4 && f.man_bits == 3 && f.bias == 7 && f.specials == CodeDecode::Specials::e4m3fn)
+    return DecodeKind::e4m3;
+  return DecodeKind::general;
+}
+
+template <bool kReal, DecodeKind kKind = DecodeKind::general>
 HWY_INLINE Decoded Decode(const CodeDecode& f, const uint16_t* p) {
+  if constexpr (kKind == DecodeKind::half) return DecodeHalf(p);
+  if constexpr (kKind == DecodeKind::e4m3) return DecodeE4M3(p);
   if (!kReal && f.fp16 && f.in_sub && !f.as_fp16) return DecodeHalf(p);
   return Decode<kReal>(f, hn::PromoteTo(DI(), hn::LoadU(DU16(), p)), p);
 }
 
-template <bool kReal>
+template <bool kReal, DecodeKind kKind>
 uint32_t Products(const CodeDecode& format, const uint16_t* ca, const uint16_t* cb, std::size_t kc, const uint32_t* pos,
                   float* HWY_RESTRICT val, float* HWY_RESTRICT sig, int32_t* HWY_RESTRICT exp) {
   const DI di;
@@ -145,8 +186,8 @@ uint32_t Products(const CodeDecode& format, const uint16_t* ca, const uint16_t* 
   for (std::size_t v = 0; v < kLanes; v += N) {
     auto special = hn::FirstN(di, 0);
     for (std::size_t l = 0; l < kc; ++l) {
-      const Decoded a = Decode<kReal>(f, ca + l * kLanes + v);
-      const Decoded b = Decode<kReal>(f, cb + l * kLanes + v);
+      const Decoded a = Decode<kReal, kKind>(f, ca + l * kLanes + v);
+      const Decoded b = Decode<kReal, kKind>(f, cb + l * kLanes + v);
       const std::size_t o = static_cast<std::size_t>(pos[l]) * kLanes + v;
       hn::StoreU(hn::Mul(a.val, b.val), df, val + o);
       hn::StoreU(hn::Mul(a.sig, b.sig), df, sig + o);
@@ -163,7 +204,13 @@ uint32_t Products(const CodeDecode& format, const uint16_t* ca, const uint16_t* 
 
 uint32_t CodeProducts16(const CodeDecode& d, const uint16_t* ca, const uint16_t* cb, std::size_t kc,
                         const uint32_t* pos, float* val, float* sig, int32_t* exp) {
-  return d.real ? Products<true>(d, ca, cb, kc, pos, val, sig, exp) : Products<false>(d, ca, cb, kc, pos, val, sig, exp);
+  if (d.real) return Products<true, DecodeKind::general>(d, ca, cb, kc, pos, val, sig, exp);
+  switch (decode_kind(d)) {
+    case DecodeKind::half: return Products<false, DecodeKind::half>(d, ca, cb, kc, pos, val, sig, exp);
+    case DecodeKind::e4m3: return Products<false, DecodeKind::e4m3>(d, ca, cb, kc, pos, val, sig, exp);
+    case DecodeKind::general: break;
+  }
+  return Products<false, DecodeKind::general>(d, ca, cb, kc, pos, val, sig, exp);
 }
 
 // out[l*16 + j] = rows[j][l] for l < kc: 8 x 8 blocks of codes (bytes
@@ -212,7 +259,7 @@ void Transpose(const T* const* rows, std::size_t kc, uint16_t* out) {
 void TransposeCodes16(const uint16_t* const* rows, std::size_t kc, uint16_t* out) { Transpose(rows, kc, out); }
 void TransposeCodes8(const uint8_t* const* rows, std::size_t kc, uint16_t* out) { Transpose(rows, kc, out); }
 
-template <bool kReal>
+template <bool kReal, DecodeKind kKind>
 void DecodeAll(const CodeDecode& f, const uint16_t* codes, std::size_t count, float* val, float* sig, int32_t* exp,
                uint8_t* special) {
   const DI di;
@@ -223,7 +270,7 @@ void DecodeAll(const CodeDecode& f, const uint16_t* codes, std::size_t count, fl
   HWY_ALIGN int32_t e[kLanes], g[kLanes];
   for (std::size_t i = 0; i < count; i += N) {
     for (std::size_t j = 0; j < N; ++j) c[j] = i + j < count ? codes[i + j] : 0;
-    const Decoded d = Decode<kReal>(f, c);
+    const Decoded d = Decode<kReal, kKind>(f, c);
     hn::Store(d.val, df, v), hn::Store(d.sig, df, s), hn::Store(d.exp, di, e);
     hn::Store(hn::VecFromMask(di, d.special), di, g);
     for (std::size_t j = 0; j < N && i + j < count; ++j)
@@ -233,8 +280,13 @@ void DecodeAll(const CodeDecode& f, const uint16_t* codes, std::size_t count, fl
 
 void CodeDecodeAll(const CodeDecode& d, const uint16_t* codes, std::size_t count, float* val, float* sig,
                    int32_t* exp, uint8_t* special) {
-  if (d.real) return DecodeAll<true>(d, codes, count, val, sig, exp, special);
-  DecodeAll<false>(d, codes, count, val, sig, exp, special);
+  if (d.real) return DecodeAll<true, DecodeKind::general>(d, codes, count, val, sig, exp, special);
+  switch (decode_kind(d)) {
+    case DecodeKind::half: return DecodeAll<false, DecodeKind::half>(d, codes, count, val, sig, exp, special);
+    case DecodeKind::e4m3: return DecodeAll<false, DecodeKind::e4m3>(d, codes, count, val, sig, exp, special);
+    case DecodeKind::general: break;
+  }
+  DecodeAll<false, DecodeKind::general>(d, codes, count, val, sig, exp, special);
 }
 
 }  // namespace HWY_NAMESPACE

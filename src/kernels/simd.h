@@ -189,6 +189,36 @@ int simd_exact_run16(StepRun run, ExactRowPanel a, ExactLanePanel b, double* acc
 inline constexpr int kExactNone = 400;
 void exact_bounds(bool is_a, int lo_e, int hi_e, int man, int step, double& lo, double& hi);
 
+/// The fp32 storage for exact_pack_lanes(): element l of lane q at
+/// data[l*k_stride + q*lane_stride], rounded to the unit's fp16 (or, bf16,
+/// bf16) with RNE; is_a: A's bounds (else B's).
+struct ExactPackSource {
+  const uint32_t* data;
+  std::ptrdiff_t k_stride, lane_stride;
+  bool bf16, is_a;
+};
+/// One lane group of an exact panel (`lanes` <= 16 vectors: B's columns,
+/// or A's rows as lanes) over blocks [s0, s1) of `step` elements, kc of
+/// them valid (zeros after): val[l*16 + q] the unit's value as a double,
+/// lo/hi[s*16 + q] the bounds of exact_bounds() (man: the unit's fraction
+/// bits), the lane
+/// positions past `lanes` unspecified. Blocks with an element whose unit
+/// value is Inf or NaN or a bf16 subnormal (or that is a NaN in storage)
+/// are listed in todo[] as s*16 + q (room for (s1 - s0)*16), their fields
+/// unspecified, for the caller's scalar path; returns how many. Host in
+/// round-to-nearest without FTZ/DAZ (kernels/fp_env.h).
+std::size_t exact_pack_lanes(const ExactPackSource& src, std::size_t lanes, std::size_t s0, std::size_t s1,
+                             std::size_t step, std::size_t kc, int man, double* val, double* lo, double* hi,
+                             std::size_t* todo);
+/// n contiguous fp32 patterns src[0 .. n) rounded to the unit's fp16 (or,
+/// bf16, bf16) with RNE: val[i] the value as a double, elo[i] and ehi[i]
+/// its floor(log2 |x|) (a zero: kExactNone and -kExactNone), special[i]
+/// set where the unit value is Inf or NaN or a bf16 subnormal or the
+/// pattern a NaN (val, elo, ehi then unspecified). Host in round-to-nearest
+/// without FTZ/DAZ.
+void exact_convert_row(const uint32_t* src, std::size_t n, bool bf16, double* val, int32_t* elo, int32_t* ehi,
+                       uint8_t* special);
+
 /// The instruction set the dispatcher chose ("AVX3", "AVX2", ...).
 const char* simd_target_name();
 

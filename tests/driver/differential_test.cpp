@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -19,6 +21,7 @@
 #include "common/engine_rows.h"
 #include "common/int_operands.h"
 #include "driver/gemm.h"
+#include "formats/fast_convert.h"
 #include "hwy/targets.h"
 #include "kernels/plan.h"
 #include "kernels/simd.h"
@@ -440,6 +443,144 @@ TEST_CASE("NVIDIA aligned kernel, fp16 results: overflow to Inf, subnormal and v
     }
   });
   MESSAGE(targets << " targets, " << rows << " rows x targets, " << dots << " dot products");
+  CHECK(rows > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("few columns, long k: the pipeline of every macro-kernel over several chunks, 2 and 3 threads") {
+  // m <= 32 with fewer lane groups (micro-panels) than threads runs as a
+  // pipeline of row streams over chunks of k (driver/parallel_pipeline.h):
+  // k over several chunks (1008; the chain tiles' 2048), NaN/Inf in some.
+  std::size_t dots = 0, bad = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if (is_integer_row(row)) continue;  // (the integer plug-in: integer_differential below)
+    const kernels::KernelPlan plan = kernels::plan(row);
+    if (!plan.simd && plan.macro == kernels::Macro::steps) continue;  // (scalar rows: slow over long k)
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " pipeline"));
+    for (int threads : {2, 3}) {
+      const std::size_t m = 1 + g.rng() % 10, n = 1 + g.rng() % 12, k = 4100 + g.rng() % 300;
+      std::vector<uint64_t> A(m * k), B(k * n), C(m * n);
+      const int centre = info(row.in).bias;
+      for (auto& x : A) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 5) - 2);
+      for (auto& x : B) x = value_at(g, row.in, centre + static_cast<int>(g.rng() % 5) - 2);
+      for (auto& x : C) x = value_at(g, row.out, info(row.out).bias + static_cast<int>(g.rng() % 5) - 2);
+      if (threads == 3 && info(row.in).specials != Specials::finite) A[g.rng() % A.size()] = default_nan(row.in);
+      bad += check_gemm(name + " pipeline", row, m, n, k, A, B, C, g.rng() & 1, g.rng() & 1, threads == 3, threads);
+      dots += m * n;
+    }
+  }
+  MESSAGE(dots << " dot products");
+  CHECK(bad == 0);
+}
+
+TEST_CASE("fp32 storage equals the unit's own storage of the converted operands, every row") {
+  // An sgemm's operands are fp32, rounded to the unit's input format while
+  // packing (the fast conversions, the SIMD packers of the steps and exact
+  // kernels); the same GEMM on operands already converted (convert_input)
+  // and stored in the unit's format must give the same D. Values at every
+  // exponent and around the rounding ties, zeros, NaN and Inf; both layouts.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if (is_integer_row(row) || row.in == Fmt::fp32 || row.in == Fmt::fp64 || row.out == Fmt::fp64) continue;
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " fp32 storage"));
+    for (int t = 0; t < 6; ++t) {
+      const std::size_t m = 1 + g.rng() % 40, n = 1 + g.rng() % 40, k = 1 + g.rng() % 300;
+      const bool ta = t & 1, tb = t & 2;
+      std::vector<uint32_t> A32(m * k), B32(k * n);
+      // NaN and Inf in a third of the products, seldom (each poisons its row or column).
+      const uint64_t specials = t % 3 == 2 ? 4000 : 0;
+      auto value = [&] {
+        const uint64_t r = g.rng() % 4000;
+        if (r < specials / 4000) return g.rng() & 1 ? 0x7FC00000u : (g.rng() & 1 ? 0xFF800000u : 0x7F800000u);
+        if (r < 100) return static_cast<uint32_t>(g.rng() & 0x80000000u);
+        // 2^-12 .. 2^7, inside every input format's range but for the
+        // subnormals of the fp8 formats; the rounding ties (low bits random).
+        const int e = 127 + static_cast<int>(g.rng() % 20) - 12;
+        return static_cast<uint32_t>((g.rng() & 0x807FFFFFu) | (static_cast<uint64_t>(e) << 23));
+      };
+      for (auto& x : A32) x = value();
+      for (auto& x : B32) x = value();
+      std::vector<uint8_t> Au(A32.size() * 8), Bu(B32.size() * 8);
+      const driver::GemmSpec conv_spec;
+      for (std::size_t i = 0; i < A32.size(); ++i)
+        driver::store(row.in, Au.data(), i, convert_input(Fmt::fp32, row.in, A32[i], conv_spec.input_round, conv_spec.input_overflow));
+      for (std::size_t i = 0; i < B32.size(); ++i)
+        driver::store(row.in, Bu.data(), i, convert_input(Fmt::fp32, row.in, B32[i], conv_spec.input_round, conv_spec.input_overflow));
+      const auto lda = static_cast<std::ptrdiff_t>(ta ? m : k), ldb = static_cast<std::ptrdiff_t>(tb ? k : n);
+      driver::GemmSpec spec;
+      spec.row = &row;
+      spec.threads = 1 + t % 2;
+      spec.work_per_thread = 1;
+      std::vector<uint8_t> C32(m * n * 8), Cu(m * n * 8);
+      driver::gemm(spec, m, n, k, 1.0, {Fmt::fp32, A32.data(), lda, ta}, {Fmt::fp32, B32.data(), ldb, tb}, 0.0,
+                   row.out, C32.data(), static_cast<std::ptrdiff_t>(n));
+      driver::gemm(spec, m, n, k, 1.0, {row.in, Au.data(), lda, ta}, {row.in, Bu.data(), ldb, tb}, 0.0, row.out,
+                   Cu.data(), static_cast<std::ptrdiff_t>(n));
+      for (std::size_t i = 0; i < m * n; ++i) {
+        const uint64_t x = driver::load(row.out, C32.data(), static_cast<std::ptrdiff_t>(i)),
+                       y = driver::load(row.out, Cu.data(), static_cast<std::ptrdiff_t>(i));
+        if (x != y && ++bad <= 3)
+          FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " ta " << ta << " tb "
+                             << tb << " at " << i << ": fp32 storage " << hex(x) << ", unit storage " << hex(y));
+      }
+      dots += m * n;
+    }
+  }
+  MESSAGE(rows << " rows, " << dots << " elements");
+  CHECK(rows > 0);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("fp16 results stored as fp32: the epilogue's direct path equals its generic one") {
+  // fp16 results in fp32 storage (an sgemm on an fp16-result unit) take a
+  // direct path in the epilogue; fp64 storage of the same C takes the
+  // generic one (convert, is_nan). Each D, widened, must match; a NaN is
+  // the unit's NaN in fp32. alpha and beta of both semantics, C with NaN,
+  // Inf, zeros and values that overflow fp16.
+  std::size_t dots = 0, bad = 0, rows = 0;
+  for (const auto& [name, row] : all_rows()) {
+    if (row.out != Fmt::fp16 || is_integer_row(row)) continue;
+    ++rows;
+    Gen g(kSeed ^ std::hash<std::string>{}(name + " fp16 into fp32"));
+    const double alphas[] = {1.0, 0.5, -3.0, 1.0e-5}, betas[] = {0.0, 1.0, 0.25, -7.5e4};
+    for (int t = 0; t < 16; ++t) {
+      const std::size_t m = 1 + g.rng() % 9, n = 1 + g.rng() % 37, k = g.rng() % 40;
+      const bool into_c = t % 2;
+      const double alpha = alphas[t / 2 % 4], beta = betas[(t / 8 + t) % 4];
+      std::vector<uint8_t> As(m * k * 8 + 8), Bs(k * n * 8 + 8);
+      for (std::size_t i = 0; i < m * k; ++i) driver::store(row.in, As.data(), i, g.bits(row.in, false, 0));
+      for (std::size_t i = 0; i < k * n; ++i) driver::store(row.in, Bs.data(), i, g.bits(row.in, false, 0));
+      std::vector<uint32_t> C32(m * n);
+      for (auto& x : C32) {
+        const uint64_t r = g.rng() % 8;
+        x = r == 0 ? 0x7FC00000u : r == 1 ? 0xFF800000u : r == 2 ? 0x80000000u
+                   : static_cast<uint32_t>(g.bits(Fmt::fp32, true, 127 + static_cast<int>(g.rng() % 40) - 25));
+      }
+      std::vector<double> C64(m * n);
+      for (std::size_t i = 0; i < C32.size(); ++i) C64[i] = std::bit_cast<float>(C32[i]);
+      driver::GemmSpec spec;
+      spec.row = &row;
+      spec.accumulate_into_c = into_c;
+      driver::Operand a{row.in, As.data(), static_cast<std::ptrdiff_t>(k), false};
+      driver::Operand b{row.in, Bs.data(), static_cast<std::ptrdiff_t>(n), false};
+      const auto ld = static_cast<std::ptrdiff_t>(n);
+      driver::gemm(spec, m, n, k, alpha, a, b, beta, Fmt::fp32, C32.data(), ld);
+      driver::gemm(spec, m, n, k, alpha, a, b, beta, Fmt::fp64, C64.data(), ld);
+      for (std::size_t i = 0; i < m * n; ++i) {
+        const float got = std::bit_cast<float>(C32[i]);
+        const bool ok = std::isnan(C64[i]) ? C32[i] == static_cast<uint32_t>(row.nan32)
+                                           : !std::isnan(got) && static_cast<double>(got) == C64[i] &&
+                                                 std::signbit(got) == std::signbit(C64[i]);
+        if (!ok && ++bad <= 3)
+          FAIL_CHECK("seed " << kSeed << " " << name << " m" << m << " n" << n << " k" << k << " into_c " << into_c
+                             << " alpha " << alpha << " beta " << beta << " at " << i << ": fp32 storage "
+                             << hex(C32[i]) << ", fp64 storage " << hex(std::bit_cast<uint64_t>(C64[i])));
+      }
+      dots += m * n;
+    }
+  }
+  MESSAGE(rows << " rows, " << dots << " elements");
   CHECK(rows > 0);
   CHECK(bad == 0);
 }

@@ -5,7 +5,8 @@
 // patterns; pack_vectors() against decode_operand() (pack_element, ldexp)
 // on every code of each registry row's input format (16 bits or fewer),
 // on edge and random patterns of the fp32-layout formats, and with the
-// fp32 -> unit conversions, both layouts of k (contiguous and strided).
+// fp32 -> unit conversions, both layouts of k (contiguous and strided);
+// the CDNA1 exact panels' SIMD lane-group packer against pack_exact().
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -16,6 +17,8 @@
 #include "common/engine_rows.h"
 #include "driver/pack.h"
 #include "formats/fast_convert.h"
+#include "hwy/targets.h"
+#include "kernels/plan.h"
 #include "kernels/fp_env.h"
 #include "models/row_facts.h"
 
@@ -151,5 +154,90 @@ TEST_CASE("pack_vectors equals decode_operand: every code of each row's input, f
     }
   }
   MESSAGE(rows << " rows");
+  CHECK(bad == 0);
+}
+
+TEST_CASE("exact panels: the SIMD lane-group packer equals pack_exact, fp32 storage, every target") {
+  // pack_exact_group() packs a lane group of a CDNA1 exact B panel from fp32
+  // storage (rounded to fp16 or bf16 with RNE) with kernels::exact_pack_lanes
+  // and hands NaN/Inf (and bf16 subnormal) blocks to pack_exact(); the panel
+  // must equal pack_exact() column by column: values, bounds, flags. The
+  // same for A's rows (pack_exact_rows(): 16 rows as the lanes). Both
+  // layouts of B, partial groups, k0 inside the operand, kc not a multiple
+  // of the block, step ranges (slices).
+  kernels::FpEnvGuard env;
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  std::size_t bad = 0, rows = 0, panels = 0;
+  for (int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const auto& [name, row] : all_rows()) {
+      if (kernels::plan(row).macro != kernels::Macro::exact) continue;
+      if (row.in != Fmt::fp16 && row.in != Fmt::bf16) continue;
+      ++rows;
+      const std::string id = name + " " + hwy::TargetName(target);
+      Gen g(kSeed ^ std::hash<std::string>{}(id + " exact pack"));
+      const std::vector<uint32_t> cases = fp32_cases(g);
+      const std::size_t step = step_k(row);
+      for (int t = 0; t < 24; ++t) {
+        const bool trans = t & 1;
+        const std::size_t n = 1 + g.rng() % 40, k0 = g.rng() % 5, kc = 1 + g.rng() % 200, k = k0 + kc;
+        const std::size_t steps = (kc + step - 1) / step, kp = steps * step;
+        const std::size_t ld = (trans ? k : n) + g.rng() % 3;
+        std::vector<uint32_t> B((trans ? n : k) * ld);
+        for (auto& x : B) {
+          const uint64_t r = g.rng() % 64;
+          x = r == 0 ? 0x7FC00000u : r == 1 ? 0xFF800000u : r < 40 ? cases[g.rng() % cases.size()]
+                                                             : static_cast<uint32_t>(g.bits(Fmt::fp32, true, 127));
+        }
+        const driver::Operand X{Fmt::fp32, B.data(), static_cast<std::ptrdiff_t>(ld), trans};
+        driver::GemmSpec spec;
+        spec.row = &row;
+        driver::ExactPanel want, got;
+        want.resize(n, kp, steps, true);
+        got.resize(n, kp, steps, true);
+        for (std::size_t v = 0; v < n; ++v) driver::pack_exact(row, spec, X, false, v, k0, kc, want, v);
+        for (std::size_t v = 0; v < n; ++v)
+          for (std::size_t s = 0; s < steps; ++s) want.group_special[(v / 16) * steps + s] |= want.special[v * steps + s];
+        const std::size_t slices = 1 + t % 3;
+        for (std::size_t gg = 0; gg < want.groups; ++gg)
+          for (std::size_t j = 0; j < slices; ++j)
+            driver::pack_exact_group(row, spec, X, 0, k0, kc, got, gg, steps * j / slices, steps * (j + 1) / slices);
+        driver::pad_exact_lanes(row, want);
+        driver::pad_exact_lanes(row, got);
+        const std::size_t vals = want.groups * 16 * kp, bounds = want.groups * 16 * steps;
+        bool same = std::memcmp(want.val.p.get(), got.val.p.get(), vals * sizeof(double)) == 0 &&
+                    std::memcmp(want.lo.p.get(), got.lo.p.get(), bounds * sizeof(double)) == 0 &&
+                    std::memcmp(want.hi.p.get(), got.hi.p.get(), bounds * sizeof(double)) == 0 &&
+                    want.special == got.special && want.group_special == got.group_special;
+        // The same storage as A (its n vectors: op(A)'s rows, A's bounds) by pack_exact_rows().
+        driver::ExactPanel want_a, got_a;
+        want_a.resize(n, kp, steps, false);
+        got_a.resize(n, kp, steps, false);
+        const driver::Operand XA{Fmt::fp32, B.data(), static_cast<std::ptrdiff_t>(ld), !trans};
+        for (std::size_t v = 0; v < n; ++v) driver::pack_exact(row, spec, XA, true, v, k0, kc, want_a, v);
+        driver::pack_exact_rows(row, spec, XA, 0, n, k0, kc, got_a);
+        const bool same_a = std::memcmp(want_a.val.p.get(), got_a.val.p.get(), n * kp * sizeof(double)) == 0 &&
+                            std::memcmp(want_a.lo.p.get(), got_a.lo.p.get(), n * steps * sizeof(double)) == 0 &&
+                            std::memcmp(want_a.hi.p.get(), got_a.hi.p.get(), n * steps * sizeof(double)) == 0 &&
+                            want_a.special == got_a.special;
+        if (!same_a && ++bad <= 3)
+          FAIL_CHECK("seed " << kSeed << " " << id << " A rows n" << n << " k0 " << k0 << " kc " << kc << " trans "
+                             << !trans << ": pack_exact_rows differs from pack_exact");
+        ++panels;
+        if (!same && ++bad <= 3) {
+          std::size_t at = 0;
+          while (at < vals && std::bit_cast<uint64_t>(want.val.p[at]) == std::bit_cast<uint64_t>(got.val.p[at])) ++at;
+          FAIL_CHECK("seed " << kSeed << " " << id << " n" << n << " k0 " << k0 << " kc " << kc << " trans " << trans
+                             << " slices " << slices << ": first differing value at " << at << " of " << vals
+                             << (at < vals ? ": pack_exact " + hex(std::bit_cast<uint64_t>(want.val.p[at])) + ", group " +
+                                                 hex(std::bit_cast<uint64_t>(got.val.p[at]))
+                                           : std::string(" (bounds or flags differ)")));
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  MESSAGE(rows << " rows x targets, " << panels << " panels");
+  CHECK(rows > 0);
   CHECK(bad == 0);
 }

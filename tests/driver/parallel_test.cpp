@@ -4,7 +4,9 @@
 // floating-point environment; concurrent callers and oversubscription (a
 // hang would end at ctest's time-out, nothing is timed); and idle workers
 // that sleep instead of spinning (CPU time, not wall time); and the GEMM's
-// rule for how many threads a product of a given size gets (driver/gemm.h).
+// rule for how many threads a product of a given size gets (driver/gemm.h);
+// the few-columns pipeline (driver/parallel_pipeline.h): items once, in
+// their dependency order, exceptions.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -31,6 +33,7 @@
 
 #include "driver/gemm.h"
 #include "driver/parallel.h"
+#include "driver/parallel_pipeline.h"
 
 using namespace mmaemu::driver;
 
@@ -256,4 +259,62 @@ TEST_CASE("gemm_threads: one thread at 128^3, two from about 162^3 (threads = 2)
   CHECK(gemm_threads(spec, 128, 128, 0) == 1);       // k = 0 counts as 1
   spec.work_per_thread = 1;                          // the tests' override
   CHECK(gemm_threads(spec, 2, 1, 1) == 2);
+}
+
+// ---------------------------------------------------------------- run_pipeline
+
+TEST_CASE("run_pipeline: every item once, in the dependency order, any thread count and depth") {
+  // pack(c) after every stream ran chunk c - depth (its slot's previous
+  // user), run(r, c) after pack(c) and after run(r, c - 1); each slot holds
+  // the chunk packed into it while a stream reads it.
+  for (int threads : {1, 2, 3, 4})
+    for (std::size_t depth : {1, 2, 3, 7})
+      for (std::size_t streams : {1, 2, 5}) {
+        const std::size_t chunks = 37;
+        std::vector<std::atomic<int>> packed(chunks), ran(streams * chunks);
+        std::vector<std::atomic<std::size_t>> slot(depth);
+        std::vector<std::atomic<std::size_t>> next(streams);
+        std::atomic<int> bad{0};
+        run_pipeline(
+            threads, streams, chunks, depth,
+            [&](std::size_t c, std::size_t s, std::size_t) {
+              if (s != c % depth) ++bad;
+              for (std::size_t r = 0; r < streams && c >= depth; ++r)
+                if (ran[r * chunks + c - depth].load() != 1) ++bad;  // the slot's last user is done
+              slot[s].store(c);
+              packed[c].fetch_add(1);
+            },
+            [&](std::size_t r, std::size_t c, std::size_t s) {
+              if (packed[c].load() != 1 || slot[s].load() != c || next[r].load() != c) ++bad;
+              if (ran[r * chunks + c].fetch_add(1) != 0) ++bad;
+              next[r].store(c + 1);
+            });
+        CHECK_MESSAGE(bad.load() == 0, "threads " << threads << " depth " << depth << " streams " << streams);
+        for (std::size_t c = 0; c < chunks; ++c) CHECK(packed[c].load() == 1);
+        for (std::size_t i = 0; i < streams * chunks; ++i) CHECK(ran[i].load() == 1);
+      }
+}
+
+TEST_CASE("run_pipeline: an item's exception reaches the caller; nested and empty pipelines") {
+  for (int threads : {1, 2, 3}) {
+    std::atomic<int> runs{0};
+    CHECK_THROWS_AS(run_pipeline(
+                        threads, 3, 50, 2, [](std::size_t, std::size_t, std::size_t) {},
+                        [&](std::size_t r, std::size_t c, std::size_t) {
+                          ++runs;
+                          if (r == 1 && c == 20) throw std::runtime_error("item");
+                        }),
+                    std::runtime_error);
+    CHECK(runs.load() < 150);  // the rest was skipped
+  }
+  std::atomic<int> items{0};
+  parallel_for(2, 4, Assign::dynamic, [&](std::size_t) {  // a pipeline inside a task: on its own thread
+    run_pipeline(
+        2, 2, 5, 2, [&](std::size_t, std::size_t, std::size_t) { ++items; },
+        [&](std::size_t, std::size_t, std::size_t) { ++items; });
+  });
+  CHECK(items.load() == 4 * (5 + 2 * 5));
+  run_pipeline(2, 0, 5, 2, [&](std::size_t, std::size_t, std::size_t) { ++items; },
+               [&](std::size_t, std::size_t, std::size_t) { ++items; });
+  CHECK(items.load() == 4 * 15);
 }
