@@ -72,4 +72,14 @@ void parallel_for(int threads, std::size_t tasks, Assign assign, TaskRef body);
 /// `threads` of a call) less one (the caller); under oneTBB, its workers that ran a share.
 std::size_t pool_workers();
 
+/// One spin-wait step of a thread waiting on another (the pool's and the
+/// pipeline's waits): the CPU's pause hint, so a sibling hyperthread runs on.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 }  // namespace mmaemu::driver

@@ -22,14 +22,6 @@ namespace {
 // item takes tens of microseconds, a descheduled thread's a time slice.
 constexpr auto kSpin = std::chrono::microseconds(20);
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 struct alignas(64) Stream {
   std::atomic<std::size_t> next{0};  // the next chunk to run (release: its chains are stored)
   std::atomic<bool> held{false};     // a thread runs one of its chunks

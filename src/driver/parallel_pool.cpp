@@ -44,14 +44,6 @@ using detail::t_in_task;
 // only keep the partner off the core.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Waits until word != old: spins up to `until`, then sleeps.
 void wait_change(const std::atomic<uint32_t>& word, uint32_t old, std::chrono::steady_clock::time_point until) {
   if (until == std::chrono::steady_clock::time_point{}) return word.wait(old, std::memory_order_acquire);
