@@ -185,12 +185,17 @@ void run_task(const MacroArgs& g, const K& kind, const NestChunk<typename K::BPa
     // Chains from +0 (zero_init: one value for every element), else from C.
     const bool zero = g.epilogue.zero_init();
     const uint64_t z = zero ? g.epilogue.initial_acc(0, 0) : 0;
-    for (std::size_t r = 0; r < task.mc; ++r)
-      for (std::size_t w = task.w_lo; w < task.w_hi; ++w) {
-        const uint64_t a0 = zero ? z : g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
-        if (kind.fp64) r64[r * nc + w] = a0;
-        else r32[r * nc + w] = static_cast<uint32_t>(a0);
-      }
+    for (std::size_t r = 0; r < task.mc; ++r) {
+      const std::size_t at = r * nc;
+      if (zero && kind.fp64) std::fill(r64 + at + task.w_lo, r64 + at + task.w_hi, z);
+      else if (zero) std::fill(r32 + at + task.w_lo, r32 + at + task.w_hi, static_cast<uint32_t>(z));
+      else
+        for (std::size_t w = task.w_lo; w < task.w_hi; ++w) {
+          const uint64_t a0 = g.epilogue.initial_acc(task.i0 + r, p.j0 + w);
+          if (kind.fp64) r64[at + w] = a0;
+          else r32[at + w] = static_cast<uint32_t>(a0);
+        }
+    }
   }
   // k = 0 (one empty chunk): no step to run, D is the epilogue of the start.
   if (ch.steps || kind.sink) kind.task(ch, p, k0, task, *a, r32, r64);
