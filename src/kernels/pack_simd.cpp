@@ -19,6 +19,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/pack_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include <bit>
@@ -230,6 +231,8 @@ HWY_INLINE std::size_t LanesTable(const PackDecode& p, const uint32_t* HWY_RESTR
   return ListOdd(hn::RebindMask(du, special), valid, base, odd);
 }
 
+constexpr std::size_t kAhead = 32;
+
 template <PackConv kConv, bool kReal>
 std::size_t Rows(const PackDecode& p, const uint32_t* src, std::size_t src_stride, std::size_t rows, std::size_t n,
                  const PackDest& dst, std::size_t* odd) {
@@ -237,6 +240,10 @@ std::size_t Rows(const PackDecode& p, const uint32_t* src, std::size_t src_strid
   std::size_t count = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const uint32_t* s = src + r * src_stride;
+    // Rows far apart in memory (B's positions, a row of the matrix each):
+    // the row kAhead on requested now, as the hardware's prefetchers do
+    // not follow such strides.
+    if (r + kAhead < rows) hwy::Prefetch(s + kAhead * src_stride);
     const std::size_t rd = dst.row_at ? dst.row_at[r] : r, b = rd * dst.bs, l = rd * dst.ls;
     for (std::size_t i = 0; i < n; i += N) {
       const std::size_t valid = n - i < N ? n - i : N;
