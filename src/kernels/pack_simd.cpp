@@ -221,12 +221,14 @@ HWY_INLINE std::size_t LanesTable(const PackDecode& p, const uint32_t* HWY_RESTR
   // its first byte in memory is the code.
   const VU word = hn::BitCast(du, hn::GatherOffset(di, reinterpret_cast<const int32_t*>(p.narrow), hn::BitCast(di, index)));
   const VU code = std::endian::native == std::endian::little ? hn::And(word, hn::Set(du, 0xFFu)) : hn::ShiftRight<24>(word);
-  const VI at = hn::BitCast(di, hn::ShiftLeft<2>(code));  // PackDecode::decoded: 4 words per code
+  // PackDecode::decoded: 16 bytes per code, read by byte offsets (words
+  // copied as bytes where the target emulates gathers: two of them floats).
+  const VI at = hn::BitCast(di, hn::ShiftLeft<4>(code));
   StoreBits(code, valid, bits);
-  StoreFirst(di, hn::GatherIndex(di, p.decoded, at), valid, sig);
-  StoreFirst(di, hn::GatherIndex(di, p.decoded + 1, at), valid, exp);
-  if (fsig) StoreFirst(df, hn::BitCast(df, hn::GatherIndex(di, p.decoded + 2, at)), valid, fsig);
-  if (fval) StoreFirst(df, hn::BitCast(df, hn::GatherIndex(di, p.decoded + 3, at)), valid, fval);
+  StoreFirst(di, hn::GatherOffset(di, p.decoded, at), valid, sig);
+  StoreFirst(di, hn::GatherOffset(di, p.decoded + 1, at), valid, exp);
+  if (fsig) StoreFirst(df, hn::BitCast(df, hn::GatherOffset(di, p.decoded + 2, at)), valid, fsig);
+  if (fval) StoreFirst(df, hn::BitCast(df, hn::GatherOffset(di, p.decoded + 3, at)), valid, fval);
   const auto special = hn::Ne(hn::GatherIndex(di, p.nonfinite, hn::BitCast(di, code)), hn::Zero(di));
   return ListOdd(hn::RebindMask(du, special), valid, base, odd);
 }
