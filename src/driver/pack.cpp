@@ -82,10 +82,12 @@ const DecodeTable* decode_table(const ModelRow& row) {
     const std::size_t codes = std::size_t{1} << info(row.in).width;
     t->d.resize(codes);
     t->finite.resize(codes);
+    t->nonfinite.resize(codes);
     for (std::size_t c = 0; c < codes; ++c) {
       bool finite;
       t->d[c] = decode_operand(row, c, finite);
       t->finite[c] = finite;
+      t->nonfinite[c] = !finite;
     }
   }
   last_key = key;
@@ -252,9 +254,19 @@ void pack_scalar_element(const ModelRow& row, const GemmSpec& spec, const InputC
 // The SIMD conversion and decode (kernels/pack_simd.h) serves fp32 storage
 // rounded to fp16 or bf16 (RNE) or tf32 (RNE, RZ) by the fast conversions,
 // decoded by the table (fp16, bf16) or the fp32 layout (tf32, integer
-// operands), into a panel without interleave. Its zeros are decode_packed()'s.
+// operands), into a panel without interleave; its zeros are
+// decode_packed()'s. And fp32 storage converted to an fp8 format by its
+// table (every policy), decoded by the row's table, into any panel.
 bool simd_decode(const ModelRow& row, const InputConv& conv, Fmt storage, const Panel& p, const DecodeTable* table,
                  const Fp32Layout& f32, kernels::PackDecode& pd) {
+  if (storage == Fmt::fp32 && conv.path == InputPath::fp32_table && table && table->d.size() == 256) {
+    if (p.interleave && step_k(row) % 4 != 0) return false;  // (each_position's pairs)
+    pd.conv = kernels::PackConv::fp8_table;  // (any panel: interleaved ones too)
+    pd.narrow = conv.table;
+    pd.decoded = reinterpret_cast<const int32_t*>(table->d.data());
+    pd.nonfinite = table->nonfinite.data();
+    return true;
+  }
   const kernels::Decoding kind = kernels::decoding_of(row);
   if (storage != Fmt::fp32 || p.interleave || row.as_fp16 || kind == kernels::Decoding::real64) return false;
   uint64_t neg_zero = 0x8000u;
@@ -283,11 +295,6 @@ bool simd_decode(const ModelRow& row, const InputConv& conv, Fmt storage, const 
 // Elements per pack_convert() call: its scratch stays in the L1/L2 cache.
 constexpr std::size_t kSimdChunk = 4096;
 
-// pack_vectors() by pack_convert(): A (no lanes) in chunks of k for all
-// vectors at once (row q of a call: vector v0+q); B group by group, a call's
-// rows its positions and its elements the group's vectors, lane arrays
-// written in place and bits/sig transposed after. The elements it lists
-// are packed again by pack_scalar_element().
 // pack_vectors_simd()'s gathered inputs, listed elements and transposed
 // lane arrays: a slot of the thread's scratch arena (scratch.h).
 struct SimdStaging {
@@ -295,80 +302,197 @@ struct SimdStaging {
   std::vector<std::size_t> odd;
   std::vector<uint64_t> tbits;
   std::vector<int32_t> tsig;
-  std::size_t held_bytes() const { return scratch_bytes(in, odd, tbits, tsig); }
+  std::vector<std::size_t> row_at;  // B, interleaved: each row's fast position
+  std::size_t held_bytes() const { return scratch_bytes(in, odd, tbits, tsig, row_at); }
 };
 // pack_vectors()'s gathered codes (scratch.h).
 struct RawSlot;
 
+// f(l, fast position of l) for positions l of a chunk of n (whole steps
+// when interleaved): fast_position() relative to the chunk, without its
+// divisions (pair_position of j = 4t + u: 2t + u for u < 2, else half + 2t
+// + u - 2; interleaved steps are multiples of 4).
+template <class F>
+inline void each_position(bool interleave, std::size_t n, std::size_t step, F&& f) {
+  if (!interleave) {
+    for (std::size_t l = 0; l < n; ++l) f(l, l);
+    return;
+  }
+  const std::size_t half = step / 2;
+  for (std::size_t s = 0; s < n; s += step)
+    for (std::size_t j = 0; j < step; j += 4) {
+      const std::size_t lo = s + j / 2, hi = s + half + j / 2;
+      f(s + j, lo), f(s + j + 1, lo + 1), f(s + j + 2, hi), f(s + j + 3, hi + 1);
+    }
+}
+
+// pack_vectors_simd()'s source: op(X)'s vectors index0 .. from k0 on.
+struct SimdSource {
+  const uint32_t* base;
+  VecStrides st;
+  // Element l of source vector q.
+  const uint32_t* at(std::size_t q, std::size_t l) const {
+    return base + static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l) * st.k;
+  }
+};
+
+// How pack_vectors_simd() runs for a row and panel.
+struct SimdRun {
+  const kernels::PackDecode& pd;
+  std::size_t step;
+  // The table path (fp8) writes every field of the elements it lists (NaN,
+  // Inf): only their step's flag is left; the others are packed again.
+  bool complete;
+  // Interleaved panels (fp8 only): the source taken in the fast arrays'
+  // order and the bits put back in the model's, whole steps at a time (a
+  // last, partial step by the scalar way).
+  bool perm;
+  std::size_t whole_steps(std::size_t n) const { return perm ? std::max<std::size_t>(n / step, 1) * step : n; }
+};
+
+// Positions [kfull, k) of vectors v .. v+count-1 (source vectors q0 ..) by
+// the scalar way: the last, partial step of an interleaved panel.
+void pack_tail_scalar(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const Operand& X, bool is_a,
+                      std::size_t index0, std::size_t count, std::size_t k0, std::size_t kfull, std::size_t k,
+                      Panel& p, std::size_t v, std::size_t pos0, const DecodeTable* table, const Fp32Layout& f32) {
+  const Scratch<std::vector<uint64_t>, RawSlot> raw_slot;
+  std::vector<uint64_t>& raw = *raw_slot;
+  const std::size_t n = k - kfull;
+  raw.resize(count * n);
+  const bool lanes = !p.lane_sig.empty();
+  gather(X, is_a, index0, count, k0 + kfull, n, raw.data(), lanes);
+  if (lanes) return pack_group(row, spec, conv, X.storage, raw.data(), count, n, p, v, pos0 + kfull, table, f32);
+  for (std::size_t q = 0; q < count; ++q)
+    pack_raw(row, spec, conv, X.storage, raw.data() + q * n, n, p, v + q, pos0 + kfull, table, f32);
+}
+
+// A panel without lanes: chunks of k for all vectors at once (row q of a
+// call: vector v0+q).
+void pack_rows_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const SimdRun& run,
+                    const SimdSource& src_of, std::size_t count, std::size_t k, Panel& p, std::size_t v0,
+                    std::size_t pos0, const DecodeTable* table, const Fp32Layout& f32, SimdStaging& sg) {
+  auto& [in, odd, tbits, tsig, row_at] = sg;
+  const std::size_t step = run.step;
+  const bool perm = run.perm;
+  const std::size_t chunk = run.whole_steps(std::max<std::size_t>(kSimdChunk / std::max<std::size_t>(count, 1), 64));
+  for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
+    const std::size_t n = std::min(chunk, k - l0);
+    const uint32_t* src = src_of.at(0, l0);
+    std::size_t stride = static_cast<std::size_t>(src_of.st.idx);
+    if (src_of.st.k != 1 || perm) {  // k strided (the vectors read together) or interleaved: gathered
+      in.resize(count * n);
+      if (src_of.st.k == 1) {
+        for (std::size_t q = 0; q < count; ++q) {
+          const uint32_t* row_q = src_of.at(q, l0);
+          uint32_t* to = in.data() + q * n;
+          each_position(perm, n, step, [&](std::size_t l, std::size_t pl) { to[pl] = row_q[l]; });
+        }
+      } else {
+        each_position(perm, n, step, [&](std::size_t l, std::size_t pl) {
+          for (std::size_t q = 0; q < count; ++q) in[q * n + pl] = *src_of.at(q, l0 + l);
+        });
+      }
+      src = in.data(), stride = n;
+    }
+    odd.resize(count * n);
+    const std::size_t o = v0 * p.kp + pos0 + l0;
+    const bool simd = !p.fsig.empty();
+    // Interleaved: bits and sig staged (stride n), then sig copied and the
+    // bits put back in the model's order.
+    if (perm) tbits.resize(count * n), tsig.resize(count * n);
+    const kernels::PackDest d{perm ? tbits.data() : p.bits.data() + o, perm ? tsig.data() : p.sig.data() + o,
+                              perm ? n : p.kp, p.exp.data() + o, simd ? p.fsig.data() + o : nullptr,
+                              simd ? p.fval.data() + o : nullptr, p.kp};
+    const std::size_t nodd = kernels::pack_convert(run.pd, src, stride, count, n, d, odd.data());
+    if (perm)
+      for (std::size_t q = 0; q < count; ++q) {
+        std::copy_n(tsig.data() + q * n, n, p.sig.data() + o + q * p.kp);
+        uint64_t* to = p.bits.data() + o + q * p.kp;
+        const uint64_t* from = tbits.data() + q * n;
+        each_position(true, n, step, [&](std::size_t l, std::size_t pl) { to[l] = from[pl]; });
+      }
+    for (std::size_t j = 0; j < nodd; ++j) {
+      const std::size_t q = odd[j] / n, l = odd[j] % n;
+      if (run.complete) p.special[(v0 + q) * p.steps + (pos0 + l0 + l) / step] = 1;
+      else pack_scalar_element(row, spec, conv, Fmt::fp32, src[q * stride + l], table, f32, p, v0 + q, pos0 + l0 + l);
+    }
+  }
+}
+
+// Vectors v .. v+n-1 of one lane group (source vectors from src_of.at(0, .)):
+// a call's rows its positions and its elements the group's vectors, lane
+// arrays written in place and bits/sig transposed after.
+void pack_group_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const SimdRun& run,
+                     const SimdSource& src_of, std::size_t n, std::size_t k, Panel& p, std::size_t v,
+                     std::size_t pos0, const DecodeTable* table, const Fp32Layout& f32, SimdStaging& sg) {
+  auto& [in, odd, tbits, tsig, row_at] = sg;
+  const std::size_t step = run.step;
+  const bool perm = run.perm;
+  const std::size_t g = v / kernels::kSimdLanes, lane0 = v % kernels::kSimdLanes;
+  const std::size_t chunk = run.whole_steps(kSimdChunk / kernels::kSimdLanes);
+  for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
+    const std::size_t rows = std::min(chunk, k - l0);
+    const uint32_t* src = src_of.at(0, l0);
+    std::size_t stride = static_cast<std::size_t>(src_of.st.k);
+    if (src_of.st.idx != 1) {  // the group's vectors not adjacent: gathered
+      in.resize(rows * n);
+      for (std::size_t l = 0; l < rows; ++l)
+        for (std::size_t q = 0; q < n; ++q) in[l * n + q] = *src_of.at(q, l0 + l);
+      src = in.data(), stride = n;
+    }
+    // Interleaved: position l's row written at its fast position.
+    if (perm) {
+      row_at.resize(rows);
+      each_position(true, rows, step, [&](std::size_t l, std::size_t pl) { row_at[l] = pl; });
+    }
+    tbits.resize(rows * n), tsig.resize(rows * n), odd.resize(rows * n);
+    const std::size_t li = (g * p.kp + pos0 + l0) * kernels::kSimdLanes + lane0;
+    const kernels::PackDest d{tbits.data(),          tsig.data(),           n,
+                              p.lane_exp.data() + li, p.lane_sig.data() + li, p.lane_val.data() + li,
+                              kernels::kSimdLanes,   perm ? row_at.data() : nullptr};
+    const std::size_t nodd = kernels::pack_convert(run.pd, src, stride, rows, n, d, odd.data());
+    for (std::size_t q = 0; q < n; ++q) {
+      const std::size_t o = (v + q) * p.kp + pos0 + l0;
+      for (std::size_t l = 0; l < rows; ++l) {  // (row l of the call: fast position l)
+        if (!perm) p.bits[o + l] = tbits[l * n + q];
+        p.sig[o + l] = tsig[l * n + q];
+        p.exp[o + l] = p.lane_exp[li + l * kernels::kSimdLanes + q];
+      }
+      if (perm) each_position(true, rows, step, [&](std::size_t l, std::size_t pl) { p.bits[o + l] = tbits[pl * n + q]; });
+    }
+    for (std::size_t j = 0; j < nodd; ++j) {
+      const std::size_t l = odd[j] / n, q = odd[j] % n;
+      if (run.complete) p.special[(v + q) * p.steps + (pos0 + l0 + l) / step] = 1;
+      else pack_scalar_element(row, spec, conv, Fmt::fp32, src[l * stride + q], table, f32, p, v + q, pos0 + l0 + l);
+    }
+  }
+}
+
+// pack_vectors() by pack_convert(): A (no lanes) by pack_rows_simd(), B
+// group by group by pack_group_simd(); an interleaved panel's last, partial
+// step by the scalar way. The elements pack_convert() lists are packed
+// again by pack_scalar_element() (fp8: only their flags set).
 void pack_vectors_simd(const ModelRow& row, const GemmSpec& spec, const InputConv& conv, const kernels::PackDecode& pd,
                        const Operand& X, bool is_a, std::size_t index0, std::size_t count, std::size_t k0,
                        std::size_t k, Panel& p, std::size_t v0, std::size_t pos0, const DecodeTable* table,
                        const Fp32Layout& f32) {
   const Scratch<SimdStaging> staging;
-  auto& [in, odd, tbits, tsig] = *staging;
   const VecStrides st = vec_strides(X, is_a);
-  const uint32_t* base = static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
-                         static_cast<std::ptrdiff_t>(k0) * st.k;
-  // Element (row r, element i) of a call as a pointer: source vector q, position l.
-  const auto at = [&](std::size_t q, std::size_t l) {
-    return base + static_cast<std::ptrdiff_t>(q) * st.idx + static_cast<std::ptrdiff_t>(l) * st.k;
-  };
+  const SimdSource src{static_cast<const uint32_t*>(X.data) + static_cast<std::ptrdiff_t>(index0) * st.idx +
+                           static_cast<std::ptrdiff_t>(k0) * st.k,
+                       st};
+  const SimdRun run{pd, step_k(row), pd.conv == kernels::PackConv::fp8_table, p.interleave};
+  const std::size_t kfull = run.perm ? k / run.step * run.step : k;
   if (p.lane_sig.empty()) {
-    const std::size_t chunk = std::max<std::size_t>(kSimdChunk / std::max<std::size_t>(count, 1), 64);
-    for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
-      const std::size_t n = std::min(chunk, k - l0);
-      const uint32_t* src = at(0, l0);
-      std::size_t stride = static_cast<std::size_t>(st.idx);
-      if (st.k != 1) {  // k strided: gathered, the vectors read together
-        in.resize(count * n);
-        for (std::size_t l = 0; l < n; ++l)
-          for (std::size_t q = 0; q < count; ++q) in[q * n + l] = *at(q, l0 + l);
-        src = in.data(), stride = n;
-      }
-      odd.resize(count * n);
-      const std::size_t o = v0 * p.kp + pos0 + l0;
-      const bool simd = !p.fsig.empty();
-      const kernels::PackDest d{p.bits.data() + o, p.sig.data() + o, p.kp, p.exp.data() + o,
-                             simd ? p.fsig.data() + o : nullptr, simd ? p.fval.data() + o : nullptr, p.kp};
-      const std::size_t nodd = kernels::pack_convert(pd, src, stride, count, n, d, odd.data());
-      for (std::size_t j = 0; j < nodd; ++j) {
-        const std::size_t q = odd[j] / n, l = odd[j] % n;
-        pack_scalar_element(row, spec, conv, X.storage, src[q * stride + l], table, f32, p, v0 + q, pos0 + l0 + l);
-      }
-    }
+    pack_rows_simd(row, spec, conv, run, src, count, kfull, p, v0, pos0, table, f32, *staging);
+    if (kfull < k) pack_tail_scalar(row, spec, conv, X, is_a, index0, count, k0, kfull, k, p, v0, pos0, table, f32);
     return;
   }
   for (std::size_t q0 = 0; q0 < count;) {
     const std::size_t v = v0 + q0, n = std::min(count - q0, kernels::kSimdLanes - v % kernels::kSimdLanes);
-    const std::size_t g = v / kernels::kSimdLanes, lane0 = v % kernels::kSimdLanes, chunk = kSimdChunk / kernels::kSimdLanes;
-    for (std::size_t l0 = 0; l0 < k; l0 += chunk) {
-      const std::size_t rows = std::min(chunk, k - l0);
-      const uint32_t* src = at(q0, l0);
-      std::size_t stride = static_cast<std::size_t>(st.k);
-      if (st.idx != 1) {  // the group's vectors not adjacent: gathered
-        in.resize(rows * n);
-        for (std::size_t l = 0; l < rows; ++l)
-          for (std::size_t q = 0; q < n; ++q) in[l * n + q] = *at(q0 + q, l0 + l);
-        src = in.data(), stride = n;
-      }
-      tbits.resize(rows * n), tsig.resize(rows * n), odd.resize(rows * n);
-      const std::size_t li = (g * p.kp + pos0 + l0) * kernels::kSimdLanes + lane0;
-      const kernels::PackDest d{tbits.data(), tsig.data(), n, p.lane_exp.data() + li, p.lane_sig.data() + li,
-                             p.lane_val.data() + li, kernels::kSimdLanes};
-      const std::size_t nodd = kernels::pack_convert(pd, src, stride, rows, n, d, odd.data());
-      for (std::size_t q = 0; q < n; ++q) {
-        const std::size_t o = (v + q) * p.kp + pos0 + l0;
-        for (std::size_t l = 0; l < rows; ++l) {
-          p.bits[o + l] = tbits[l * n + q];
-          p.sig[o + l] = tsig[l * n + q];
-          p.exp[o + l] = p.lane_exp[li + l * kernels::kSimdLanes + q];
-        }
-      }
-      for (std::size_t j = 0; j < nodd; ++j) {
-        const std::size_t l = odd[j] / n, q = odd[j] % n;
-        pack_scalar_element(row, spec, conv, X.storage, src[l * stride + q], table, f32, p, v + q, pos0 + l0 + l);
-      }
-    }
+    const SimdSource group{src.at(q0, 0), st};
+    pack_group_simd(row, spec, conv, run, group, n, kfull, p, v, pos0, table, f32, *staging);
+    if (kfull < k) pack_tail_scalar(row, spec, conv, X, is_a, index0 + q0, n, k0, kfull, k, p, v, pos0, table, f32);
     q0 += n;
   }
 }

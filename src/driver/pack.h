@@ -192,7 +192,11 @@ Decoded decode_operand(const ModelRow& row, uint64_t bits, bool& finite);
 struct DecodeTable {
   std::vector<Decoded> d;
   std::vector<uint8_t> finite;
+  std::vector<int32_t> nonfinite;  // !finite as words, for SIMD gathers (kernels::PackDecode)
 };
+// kernels::PackDecode reads the decoded fields as 4 words per code.
+static_assert(sizeof(Decoded) == 16 && offsetof(Decoded, exp) == 4 && offsetof(Decoded, fsig) == 8 &&
+              offsetof(Decoded, fval) == 12);
 // The row's table (kept for the life of the process); null for wider formats.
 const DecodeTable* decode_table(const ModelRow& row);
 
@@ -239,7 +243,8 @@ inline uint64_t convert_packed(const InputConv& conv, Fmt storage, Fmt in, uint6
 
 // How pack_vectors() converts and decodes: best = the SIMD conversion and
 // decode (kernels/pack_simd.h) where it applies (fp32 storage to fp16, bf16
-// or tf32, no interleave), else element by element; scalar = element by
+// or tf32 without interleave; to an fp8 format, any panel), else element by
+// element; scalar = element by
 // element always (the tests' reference for the SIMD one).
 enum class PackMode : uint8_t { best, scalar };
 

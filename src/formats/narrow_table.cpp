@@ -16,7 +16,10 @@ static_assert(static_cast<int>(Round::rna) == kRounds - 1 && static_cast<int>(Ov
 bool is_fp8(Fmt f) { return f == Fmt::e4m3 || f == Fmt::e5m2 || f == Fmt::e4m3fnuz || f == Fmt::e5m2fnuz; }
 
 const uint8_t* build(Fmt to, Round r, Overflow ov) {
-  auto* t = new uint8_t[kEntries];  // kept for the process (at most 60 tables of 16 KiB)
+  // Kept for the process (at most 60 tables of 16 KiB); kNarrowTablePad
+  // zero bytes after the last entry (SIMD gathers read a 32-bit word at an
+  // entry's offset).
+  auto* t = new uint8_t[kEntries + kNarrowTablePad]();
   for (uint32_t i = 0; i < kEntries; ++i) {
     const uint32_t representative = (i >> 1) << 19 | (i & 1u);
     t[i] = static_cast<uint8_t>(convert(Fmt::fp32, to, representative, r, ov));

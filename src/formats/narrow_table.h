@@ -25,6 +25,9 @@
 namespace mmaemu {
 
 inline constexpr int kNarrowIndexBits = 14;
+/// Bytes readable after the last entry (zeros): a 32-bit load at any
+/// entry's offset stays inside the allocation.
+inline constexpr int kNarrowTablePad = 3;
 
 /// The table for fp32 -> `to` under (r, ov), built on first use and kept;
 /// nullptr when `to` is not one of the four fp8 formats.

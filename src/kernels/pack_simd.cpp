@@ -7,6 +7,9 @@
 //     (x + 2^-1, the host's RNE); else integer rounding of the rebiased bits.
 //   fp32 -> bf16 RNE: (b + 0x7FFF + bit 16 of b) >> 16.
 //   fp32 -> tf32: RNE (b + 0xFFF + bit 13 of b), RZ; the low 13 bits cleared.
+//   fp32 -> fp8 (any rounding and overflow policy): a gather from the
+//     conversion's table (formats/narrow_table.h), then gathers of the
+//     decoded fields from the row's table of every code (LanesTable).
 //
 // then widen the unit's code to its fp32 pattern w (exact) and, for a
 // normal w, read sign, exponent and significand from it (pack_element's
@@ -16,8 +19,10 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/pack_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -83,7 +88,8 @@ HWY_INLINE Converted Convert(PackConv conv, VU b) {
       return Classify(code, w, mag, hn::ShiftRight<23>(mag), 255u, nan);
     }
     case PackConv::tf32_rne:
-    case PackConv::tf32_rz: break;
+    case PackConv::tf32_rz:
+    case PackConv::fp8_table: break;  // (fp8_table: LanesTable)
   }
   const VU up = conv == PackConv::tf32_rz
                     ? b
@@ -143,6 +149,18 @@ HWY_INLINE VU LoadFirst(const uint32_t* HWY_RESTRICT src, std::size_t valid) {
   return hn::Load(du, buf);
 }
 
+// Appends base + j to odd[] for the lanes j < valid of mask m; returns how many.
+HWY_INLINE std::size_t ListOdd(hn::Mask<DU> m, std::size_t valid, std::size_t base, std::size_t* HWY_RESTRICT odd) {
+  const DU du;
+  if (hn::AllFalse(du, m)) return 0;
+  alignas(HWY_MAX_BYTES) uint32_t flags[kMaxLanes];
+  hn::Store(hn::VecFromMask(du, m), du, flags);
+  std::size_t count = 0;
+  for (std::size_t j = 0; j < valid; ++j)
+    if (flags[j]) odd[count++] = base + j;
+  return count;
+}
+
 // Lanes [0, valid) of src: converted, decoded, stored; odd lanes appended
 // to odd[] as base + lane. Lanes past `valid` are zeros (not odd).
 template <PackConv kConv, bool kReal>
@@ -181,14 +199,41 @@ HWY_INLINE std::size_t Lanes1(const PackDecode& p, const uint32_t* HWY_RESTRICT 
   StoreFirst(di, e, valid, exp);
   if (fsig) StoreFirst(df, fs, valid, fsig);
   if (fval) StoreFirst(df, fv, valid, fval);
-  if (hn::AllFalse(du, c.odd)) return 0;
-  alignas(HWY_MAX_BYTES) uint32_t flags[kMaxLanes];
-  hn::Store(hn::VecFromMask(du, c.odd), du, flags);
-  std::size_t count = 0;
-  for (std::size_t j = 0; j < valid; ++j)
-    if (flags[j]) odd[count++] = base + j;
-  return count;
+  return ListOdd(c.odd, valid, base, odd);
 }
+
+// fp32 -> fp8 by the table of formats/narrow_table.h (its index: sign,
+// exponent, four fraction bits, sticky), then every field from the row's
+// table of decoded codes; lanes whose code is NaN or Inf are listed (their
+// fields are the table's, complete). Lanes past `valid` are zeros.
+HWY_INLINE std::size_t LanesTable(const PackDecode& p, const uint32_t* HWY_RESTRICT src, std::size_t valid,
+                                  uint64_t* HWY_RESTRICT bits, int32_t* HWY_RESTRICT sig, int32_t* HWY_RESTRICT exp,
+                                  float* HWY_RESTRICT fsig, float* HWY_RESTRICT fval, std::size_t base,
+                                  std::size_t* HWY_RESTRICT odd) {
+  const DU du;
+  const DI di;
+  const DF df;
+  const VU b = LoadFirst(src, valid);
+  // (t + 0x7FFFFFFF) >> 31 for the 19 low bits t: 1 exactly when t != 0.
+  const VU sticky = hn::ShiftRight<31>(hn::Add(hn::And(b, hn::Set(du, 0x7FFFFu)), hn::Set(du, 0x7FFFFFFFu)));
+  const VU index = hn::Or(hn::ShiftLeft<1>(hn::ShiftRight<19>(b)), sticky);
+  // A 32-bit word at the entry's byte offset (the table is padded for it):
+  // its first byte in memory is the code.
+  const VU word = hn::BitCast(du, hn::GatherOffset(di, reinterpret_cast<const int32_t*>(p.narrow), hn::BitCast(di, index)));
+  const VU code = std::endian::native == std::endian::little ? hn::And(word, hn::Set(du, 0xFFu)) : hn::ShiftRight<24>(word);
+  // PackDecode::decoded: 16 bytes per code, read by byte offsets (words
+  // copied as bytes where the target emulates gathers: two of them floats).
+  const VI at = hn::BitCast(di, hn::ShiftLeft<4>(code));
+  StoreBits(code, valid, bits);
+  StoreFirst(di, hn::GatherOffset(di, p.decoded, at), valid, sig);
+  StoreFirst(di, hn::GatherOffset(di, p.decoded + 1, at), valid, exp);
+  if (fsig) StoreFirst(df, hn::BitCast(df, hn::GatherOffset(di, p.decoded + 2, at)), valid, fsig);
+  if (fval) StoreFirst(df, hn::BitCast(df, hn::GatherOffset(di, p.decoded + 3, at)), valid, fval);
+  const auto special = hn::Ne(hn::GatherIndex(di, p.nonfinite, hn::BitCast(di, code)), hn::Zero(di));
+  return ListOdd(hn::RebindMask(du, special), valid, base, odd);
+}
+
+constexpr std::size_t kAhead = 32;
 
 template <PackConv kConv, bool kReal>
 std::size_t Rows(const PackDecode& p, const uint32_t* src, std::size_t src_stride, std::size_t rows, std::size_t n,
@@ -197,12 +242,21 @@ std::size_t Rows(const PackDecode& p, const uint32_t* src, std::size_t src_strid
   std::size_t count = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const uint32_t* s = src + r * src_stride;
-    const std::size_t b = r * dst.bs, l = r * dst.ls;
+    // Rows far apart in memory (B's positions, a row of the matrix each):
+    // the row kAhead on requested now, as the hardware's prefetchers do
+    // not follow such strides.
+    if (r + kAhead < rows) hwy::Prefetch(s + kAhead * src_stride);
+    const std::size_t rd = dst.row_at ? dst.row_at[r] : r, b = rd * dst.bs, l = rd * dst.ls;
     for (std::size_t i = 0; i < n; i += N) {
       const std::size_t valid = n - i < N ? n - i : N;
-      count += Lanes1<kConv, kReal>(p, s + i, valid, dst.bits + b + i, dst.sig + b + i, dst.exp + l + i,
-                                    dst.fsig ? dst.fsig + l + i : nullptr, dst.fval ? dst.fval + l + i : nullptr,
-                                    r * n + i, odd + count);
+      float* fs = dst.fsig ? dst.fsig + l + i : nullptr;
+      float* fv = dst.fval ? dst.fval + l + i : nullptr;
+      if constexpr (kConv == PackConv::fp8_table)
+        count += LanesTable(p, s + i, valid, dst.bits + b + i, dst.sig + b + i, dst.exp + l + i, fs, fv, r * n + i,
+                            odd + count);
+      else
+        count += Lanes1<kConv, kReal>(p, s + i, valid, dst.bits + b + i, dst.sig + b + i, dst.exp + l + i, fs, fv,
+                                      r * n + i, odd + count);
     }
   }
   return count;
@@ -219,6 +273,7 @@ std::size_t PackConvert(const PackDecode& p, const uint32_t* src, std::size_t sr
                     : Rows<PackConv::bf16_rne, false>(p, src, src_stride, rows, n, dst, odd);
     case PackConv::tf32_rne: return Rows<PackConv::tf32_rne, false>(p, src, src_stride, rows, n, dst, odd);
     case PackConv::tf32_rz: return Rows<PackConv::tf32_rz, false>(p, src, src_stride, rows, n, dst, odd);
+    case PackConv::fp8_table: return Rows<PackConv::fp8_table, false>(p, src, src_stride, rows, n, dst, odd);
   }
   return 0;
 }

@@ -13,8 +13,10 @@
 
 namespace mmaemu::kernels {
 
-/// The storage -> unit conversion (fp32 storage).
-enum class PackConv : uint8_t { fp16_rne, bf16_rne, tf32_rne, tf32_rz };
+/// The storage -> unit conversion (fp32 storage). fp8_table: fp32 -> an
+/// fp8 format by its conversion table (formats/narrow_table.h, every
+/// rounding and overflow policy), decoded by the row's table of codes.
+enum class PackConv : uint8_t { fp16_rne, bf16_rne, tf32_rne, tf32_rz, fp8_table };
 
 /// The decoding of a row's operands (kernels/scalar.h, pack_element()).
 /// A normal unit value x = (-1)^s 1.f 2^e with man fraction bits gives:
@@ -26,11 +28,19 @@ struct PackDecode {
   bool real;  // (fp16 and bf16 units only)
   int32_t zero_sig[2], zero_exp[2];  // [0]: +0, [1]: -0
   float zero_fsig[2], zero_fval[2];
+  // fp8_table only: the conversion table (fp32_narrow_table(), readable 3
+  // bytes past its last entry), per code its decoded fields as 4 words
+  // (sig, exp, fsig and fval as fp32 bits: driver::Decoded) and a nonzero
+  // word where the code is NaN or Inf. Every field of every element comes
+  // from these; the NaN/Inf elements are listed (for the caller's flags).
+  const uint8_t* narrow = nullptr;
+  const int32_t* decoded = nullptr;
+  const int32_t* nonfinite = nullptr;
 };
 
 /// Destinations of pack_convert(): element i of row r goes to
-/// bits/sig[r*bs + i] and exp/fsig/fval[r*ls + i]; fsig and fval may be
-/// null (not written).
+/// bits/sig[r'*bs + i] and exp/fsig/fval[r'*ls + i], r' = row_at[r] (r when
+/// row_at is null); fsig and fval may be null (not written).
 struct PackDest {
   uint64_t* bits;
   int32_t* sig;
@@ -39,6 +49,7 @@ struct PackDest {
   float* fsig;
   float* fval;
   std::size_t ls;
+  const std::size_t* row_at = nullptr;
 };
 
 /// Converts and decodes `rows` rows of n fp32 patterns, row r at
