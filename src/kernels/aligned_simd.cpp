@@ -17,9 +17,8 @@
 // to back. Each block of a row goes on one of two paths:
 //
 // Fast path (FastBlock): every lane of the vector has E in a window where
-// everything is exact in float (F - 125 <= E <= min(100, F + 96); with
-// fp16 results and sub_c = emin also E >= -14) and the sum fits in int32.
-// Then:
+// everything is exact in float (F - 125 <= E <= min(100, F + 96)) and the
+// sum fits in int32. Then:
 //   - each term is trunc(a*b * 2^(F-E)) in float: a*b (two significands of
 //     <= 12 bits) is an exact float whenever it can reach the window,
 //     2^(F-E) is a normal float, and their product is exact when it is
@@ -305,7 +304,8 @@ struct FastConsts {
   int32_t f127;     // F + 127
   uint32_t x_top;   // (F + 254) << 23
   uint32_t w_lo;    // (F + 127 - hi) << 23: smallest scale field in the window
-  uint32_t w_span;  // (252 << 23) - w_lo: largest minus smallest
+  uint32_t w_span;  // ((F + 127 - lo) << 23) - w_lo: largest minus smallest
+  uint32_t w_span_wide;  // (252 << 23) - w_lo: the same for lo = F - 125
   bool check;       // |S| may reach kSumLimit
   bool mask;        // frac_mask clears bits (fewer than 23 result bits)
   // fp16 results: 1, read from here so that AVX-512 code takes it as a
@@ -336,8 +336,9 @@ HWY_INLINE VI32 HalfOfSum(const FastConsts& q, VI32 S, VI32 ebits, hn::Mask<DI32
 }
 
 // One block on one vector of lanes whose E lies in the window
-//   lo <= E <= hi = min(100, F + 96), lo = F - 125 (fp16 results with
-//   sub_c = emin: max(F - 125, -14))
+//   F - 125 <= E <= hi = min(100, F + 96)
+// (fp16 results with sub_c = emin: E >= -14 checked first, the alignment
+// of a subnormal c at 2^-14 formed only where some lane is below)
 // where everything is exact in float (per lane):
 //   2^(F-E) in [2^(F-hi), 2^125]: the term scale, a normal float;
 //   a product below 2^(E-F) (a float subnormal at worst, <= 2^-126) scales
@@ -369,16 +370,25 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   // A zero or subnormal c acts as e_c = -127 (true: none, or -126), an
   // Inf/NaN c as e_c = 128; either only matters outside the window. Inside
   // it, E is exactly max(e_c, e_a + e_b, floor).
-  // (fp16 results, sub_c = emin: a subnormal fp16 c, e_c <= -15 here,
-  // would align at 2^-14; the window starts at E = -14 then (FastConstsFor),
-  // so that on the fast path E is the products' either way.)
   const auto c_field = hn::And(c, hn::Set(di, 0x7F800000));
   const auto from_c = hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, c_field));
   const auto from_p = hn::BitCast(du, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), Ep)));
-  const auto sb = hn::Min(from_c, from_p);
+  auto sb = hn::Min(from_c, from_p);
   // Window: F + 127 - E in [F + 127 - hi, F + 127 - lo] (lo: F - 125, or
-  // -14, FastConstsFor).
-  if (!hn::AllFalse(du, hn::Gt(hn::Sub(sb, hn::Set(du, q.w_lo)), hn::Set(du, q.w_span)))) return false;
+  // -14 with fp16 results and sub_c = emin, FastConstsFor: there a
+  // subnormal fp16 c, e_c <= -15 here, cannot decide E).
+  const auto outside = [&](hn::Vec<decltype(du)> b, uint32_t span) {
+    return !hn::AllFalse(du, hn::Gt(hn::Sub(b, hn::Set(du, q.w_lo)), hn::Set(du, span)));
+  };
+  if (outside(sb, q.w_span)) {
+    if (!(kOut16 && p.sub_c_emin)) return false;
+    // E below -14 in some lane: a subnormal fp16 c (the fp32 field below
+    // 113 = -14 + 127, never 0 but for c = 0) aligns at 2^-14; the window
+    // down to F - 125.
+    const auto c_emin = hn::IfThenZeroElse(hn::Eq(c_field, hn::Zero(di)), hn::Max(c_field, hn::Set(di, 113 << 23)));
+    sb = hn::Min(hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, c_emin)), from_p);
+    if (outside(sb, q.w_span_wide)) return false;
+  }
 
   const auto sbits = hn::BitCast(di, sb);
   const auto scale = hn::BitCast(df, sbits);
@@ -487,12 +497,14 @@ inline bool FastConstsFor(const SimdParams& p, int step, FastConsts& q) {
   q.x_top = static_cast<uint32_t>(p.frac + 254) << 23;
   q.w_lo = static_cast<uint32_t>(p.frac + 127 - hi) << 23;
   // E's lowest value in the window: F - 125; with fp16 results and sub_c =
-  // emin no lower than -14, so that a subnormal fp16 c (aligned at 2^-14,
-  // docs/models.md §2.4, its own exponent below) never decides E on the
-  // fast path: where E >= -14 it is the products' E either way; a block
-  // whose E would be lower takes the general kernel.
+  // emin first -14, so that a subnormal fp16 c (aligned at 2^-14,
+  // docs/models.md §2.4, its own exponent below) cannot decide E: where E
+  // >= -14 it is the products' E either way. A block whose E would be
+  // lower aligns such a c at 2^-14 and is checked against the window down
+  // to F - 125 (w_span_wide).
   const int32_t lo = p.sub_c_emin ? HWY_MAX(p.frac - 125, -14) : p.frac - 125;
   q.w_span = (static_cast<uint32_t>(p.frac + 127 - lo) << 23) - q.w_lo;
+  q.w_span_wide = (252u << 23) - q.w_lo;
   q.check = bound > kSumLimit;
   q.mask = p.rz && p.frac_mask != -1;
   return true;

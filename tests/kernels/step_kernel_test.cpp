@@ -393,8 +393,9 @@ TEST_CASE("SIMD step kernels through the one prototype equal ref::step, every ta
 }
 
 // fp16 results with sub_c = emin (a subnormal fp16 c aligns at 2^-14): the
-// aligned kernel's fast path takes blocks with E >= -14 only, the rest go
-// to its general kernel. Blocks around that edge: products of fp16 values
+// aligned kernel's fast path checks E >= -14 first, where such a c cannot
+// decide E, and aligns it at 2^-14 only for blocks below. Blocks around
+// that edge: products of fp16 values
 // near 2^-14 (zeros among them), c a subnormal fp16, a zero or a small
 // normal fp16 (results that stay subnormal, round into the normal range or
 // underflow), chained over a run of steps, one and two rows per call; bits
