@@ -380,7 +380,7 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   const auto outside = [&](hn::Vec<decltype(du)> b, uint32_t span) {
     return !hn::AllFalse(du, hn::Gt(hn::Sub(b, hn::Set(du, q.w_lo)), hn::Set(du, span)));
   };
-  if (outside(sb, q.w_span)) {
+  if (HWY_UNLIKELY(outside(sb, q.w_span))) {
     if (!(kOut16 && p.sub_c_emin)) return false;
     // E below -14 in some lane: a subnormal fp16 c (the fp32 field below
     // 113 = -14 + 127, never 0 but for c = 0) aligns at 2^-14; the window
