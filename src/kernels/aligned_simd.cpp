@@ -304,13 +304,41 @@ struct FastConsts {
   int32_t f127;     // F + 127
   uint32_t x_top;   // (F + 254) << 23
   uint32_t w_lo;    // (F + 127 - hi) << 23: smallest scale field in the window
-  uint32_t w_span;  // (252 << 23) - w_lo: largest minus smallest
+  uint32_t w_span;  // ((F + 127 - lo) << 23) - w_lo: largest minus smallest
+  uint32_t w_span_wide;  // (252 << 23) - w_lo: the same for lo = F - 125
   bool check;       // |S| may reach kSumLimit
   bool mask;        // frac_mask clears bits (fewer than 23 result bits)
+  // fp16 results: 1, read from here so that AVX-512 code takes it as a
+  // broadcast operand instead of re-creating it in the loop.
+  int32_t one = 1;
 };
+
+// The fast path's fp16 result: RNE_fp16(S * 2^(E-F)) as fp32 bits, +0 for
+// S = 0: round24(S) to odd (RZ, the lowest bit set if inexact; the float
+// is an integer below 2^31 in magnitude), scaled exactly by adding ebits =
+// (E - F) << 23 to its exponent field, then RNE to fp16 (RoundToHalf).
+// AVX-512 (the kernel is bound by instruction throughput there): the
+// lowest bit set by a masked OR, the zero of S = 0 by the masked
+// conversion back from fp16.
+HWY_INLINE VI32 HalfOfSum(const FastConsts& q, VI32 S, VI32 ebits, hn::Mask<DI32> nonzero) {
+  const DI32 di;
+  const auto f = RoundToFloat(S, true);
+  const auto inexact = hn::Ne(TruncToI32(f), S);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  const __m512i x = _mm512_add_epi32(hn::BitCast(di, f).raw, ebits.raw);
+  const __m512i odd = _mm512_mask_or_epi32(x, inexact.raw, x, _mm512_set1_epi32(q.one));
+  const __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(odd), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return VI32{_mm512_castps_si512(_mm512_maskz_cvtph_ps(nonzero.raw, h))};
+#else
+  const auto odd = hn::And(hn::VecFromMask(di, inexact), hn::Set(di, q.one));
+  return hn::IfThenElseZero(nonzero, RoundToHalf(hn::Add(hn::Or(hn::BitCast(di, f), odd), ebits)));
+#endif
+}
 
 // One block on one vector of lanes whose E lies in the window
 //   F - 125 <= E <= hi = min(100, F + 96)
+// (fp16 results with sub_c = emin: E >= -14 checked first, the alignment
+// of a subnormal c at 2^-14 formed only where some lane is below)
 // where everything is exact in float (per lane):
 //   2^(F-E) in [2^(F-hi), 2^125]: the term scale, a normal float;
 //   a product below 2^(E-F) (a float subnormal at worst, <= 2^-126) scales
@@ -342,16 +370,25 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   // A zero or subnormal c acts as e_c = -127 (true: none, or -126), an
   // Inf/NaN c as e_c = 128; either only matters outside the window. Inside
   // it, E is exactly max(e_c, e_a + e_b, floor).
-  auto c_field = hn::And(c, hn::Set(di, 0x7F800000));
-  // fp16 results, sub_c = emin: a subnormal fp16 c (the fp32 field below
-  // 113 = -14 + 127, never 0 but for c = 0) aligns at 2^-14.
-  if (kOut16 && p.sub_c_emin)
-    c_field = hn::IfThenZeroElse(hn::Eq(c_field, hn::Zero(di)), hn::Max(c_field, hn::Set(di, 113 << 23)));
+  const auto c_field = hn::And(c, hn::Set(di, 0x7F800000));
   const auto from_c = hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, c_field));
   const auto from_p = hn::BitCast(du, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, q.f127), Ep)));
-  const auto sb = hn::Min(from_c, from_p);
-  // Window: F + 127 - E in [F + 127 - hi, 252].
-  if (!hn::AllFalse(du, hn::Gt(hn::Sub(sb, hn::Set(du, q.w_lo)), hn::Set(du, q.w_span)))) return false;
+  auto sb = hn::Min(from_c, from_p);
+  // Window: F + 127 - E in [F + 127 - hi, F + 127 - lo] (lo: F - 125, or
+  // -14 with fp16 results and sub_c = emin, FastConstsFor: there a
+  // subnormal fp16 c, e_c <= -15 here, cannot decide E).
+  const auto outside = [&](hn::Vec<decltype(du)> b, uint32_t span) {
+    return !hn::AllFalse(du, hn::Gt(hn::Sub(b, hn::Set(du, q.w_lo)), hn::Set(du, span)));
+  };
+  if (HWY_UNLIKELY(outside(sb, q.w_span))) {
+    if (!(kOut16 && p.sub_c_emin)) return false;
+    // E below -14 in some lane: a subnormal fp16 c (the fp32 field below
+    // 113 = -14 + 127, never 0 but for c = 0) aligns at 2^-14; the window
+    // down to F - 125.
+    const auto c_emin = hn::IfThenZeroElse(hn::Eq(c_field, hn::Zero(di)), hn::Max(c_field, hn::Set(di, 113 << 23)));
+    sb = hn::Min(hn::Sub(hn::Set(du, q.x_top), hn::BitCast(du, c_emin)), from_p);
+    if (outside(sb, q.w_span_wide)) return false;
+  }
 
   const auto sbits = hn::BitCast(di, sb);
   const auto scale = hn::BitCast(df, sbits);
@@ -375,11 +412,7 @@ HWY_INLINE bool FastBlock(const SimdParams& p, const FastConsts& q, int len, con
   const auto ebits = hn::Sub(hn::Set(di, 127 << 23), sbits);
   const auto nonzero = hn::Ne(S, hn::Zero(di));
   if constexpr (kOut16) {
-    // round24(S) to odd (RZ, then the lowest bit set if inexact; the float
-    // is an integer below 2^31 in magnitude), scaled, then RNE to fp16.
-    const auto f = RoundToFloat(S, true);
-    const auto odd = hn::And(hn::VecFromMask(di, hn::Ne(TruncToI32(f), S)), hn::Set(di, 1));
-    c = hn::IfThenElseZero(nonzero, RoundToHalf(hn::Add(hn::Or(hn::BitCast(di, f), odd), ebits)));
+    c = HalfOfSum(q, S, ebits, nonzero);
     return true;
   }
   const auto m = hn::BitCast(di, RoundToFloat(S, p.rz));
@@ -463,7 +496,15 @@ inline bool FastConstsFor(const SimdParams& p, int step, FastConsts& q) {
   q.f127 = p.frac + 127;
   q.x_top = static_cast<uint32_t>(p.frac + 254) << 23;
   q.w_lo = static_cast<uint32_t>(p.frac + 127 - hi) << 23;
-  q.w_span = (252u << 23) - q.w_lo;
+  // E's lowest value in the window: F - 125; with fp16 results and sub_c =
+  // emin first -14, so that a subnormal fp16 c (aligned at 2^-14,
+  // docs/models.md §2.4, its own exponent below) cannot decide E: where E
+  // >= -14 it is the products' E either way. A block whose E would be
+  // lower aligns such a c at 2^-14 and is checked against the window down
+  // to F - 125 (w_span_wide).
+  const int32_t lo = p.sub_c_emin ? HWY_MAX(p.frac - 125, -14) : p.frac - 125;
+  q.w_span = (static_cast<uint32_t>(p.frac + 127 - lo) << 23) - q.w_lo;
+  q.w_span_wide = (252u << 23) - q.w_lo;
   q.check = bound > kSumLimit;
   q.mask = p.rz && p.frac_mask != -1;
   return true;
