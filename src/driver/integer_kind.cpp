@@ -24,7 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "driver/epilogue.h"
 #include "driver/macro.h"
+#include "driver/parallel.h"
 #include "driver/steps_nest.h"
 #include "kernels/integer_simd.h"
 #include "kernels/plan.h"
@@ -227,8 +229,62 @@ void check_integer(const ModelRow& row, const Operand& A, const Operand& B) {
     throw std::invalid_argument("packed operands (two codes per byte) are int4 (s4, u4) only");
 }
 
+namespace {
+
+// Few columns and long k under the wrap rule (the shapes the steps nest
+// runs as its few-columns pipeline): s32 addition modulo 2^32 is
+// associative and commutative, so k may be cut into pieces of whole
+// instructions whose sums are added in any order with the same bits
+// (docs/models.md §11). The pieces go one at a time to whichever thread is
+// free (Assign::dynamic): a thread that loses its core holds up one piece,
+// not a row stream for a time slice. The clamping rules (satfinite) are
+// not associative and keep the pipeline.
+constexpr std::size_t kPiecesPerThread = 16;
+
+// The pieces to cut k into; 0: run the steps nest as it is.
+std::size_t split_k_pieces(const GemmCall& g) {
+  const std::size_t threads = static_cast<std::size_t>(std::max(g.threads, 1)), groups = (g.n + L - 1) / L;
+  const bool few_columns = g.m <= nest::kMC && g.m > 1 && groups < threads;  // run_steps_nest's rule
+  if (g.row.overflow != IntOverflow::wrap || threads < 2 || !few_columns) return 0;
+  const std::size_t pieces = std::min(kPiecesPerThread * threads, g.k / kKFewColumns);
+  return pieces >= 2 * threads ? pieces : 0;
+}
+
+// op(X) from k index k0 on (k0 even: whole instructions, so a packed int4
+// operand's byte boundary).
+Operand from_k(const Operand& X, bool is_a, std::size_t k0) {
+  Operand o = X;
+  const std::size_t e = k0 / (X.fp4_packed ? 2 : 1);
+  const bool across_lines = is_a == X.trans;  // k is the line index: ld apart
+  o.data = static_cast<const uint8_t*>(X.data) + (across_lines ? e * static_cast<std::size_t>(X.ld) : e);
+  return o;
+}
+
+void run_split_k(const GemmCall& g, std::size_t pieces) {
+  const std::size_t step = static_cast<std::size_t>(g.row.k), mn = g.m * g.n;
+  std::vector<uint32_t> part(pieces * mn);
+  const auto bound = [&](std::size_t p) { return p == pieces ? g.k : g.k * p / pieces / step * step; };
+  parallel_for(g.threads, pieces, Assign::dynamic, [&](std::size_t p) {
+    const Operand a = from_k(g.A, true, bound(p)), b = from_k(g.B, false, bound(p));
+    const Epilogue sums(g.spec, 1.0, 0.0, Fmt::s32, &part[p * mn], static_cast<std::ptrdiff_t>(g.n));
+    const GemmCall piece{MacroArgs{g.m, g.n, bound(p + 1) - bound(p), a, b, 1, sums, g.plan}, g.spec, g.row};
+    run_steps_nest(piece, IntKind(piece));
+  });
+  std::vector<uint32_t> acc(g.n);
+  for (std::size_t i = 0; i < g.m; ++i) {
+    for (std::size_t j = 0; j < g.n; ++j) {
+      acc[j] = static_cast<uint32_t>(g.epilogue.initial_acc(i, j));
+      for (std::size_t p = 0; p < pieces; ++p) acc[j] += part[p * mn + i * g.n + j];  // modulo 2^32
+    }
+    g.epilogue.store_row(acc.data(), i, 0, g.n);
+  }
+}
+
+}  // namespace
+
 void run_integer_macro(const GemmCall& g) {
   check_integer(g.row, g.A, g.B);
+  if (const std::size_t pieces = split_k_pieces(g)) return run_split_k(g, pieces);
   run_steps_nest(g, IntKind(g));
 }
 

@@ -87,12 +87,14 @@ struct EdgeShape {
 };
 // m > 32: several row tasks; n = 143: 8 whole groups and one of 15
 // columns; k > 256: several chunks; m <= 32 with few columns and 2 threads:
-// the few-columns path; m <= 32 with 5 groups: private B per task.
-const EdgeShape kEdges[] = {{67, 143, 600, false, false, true, 2},
-                            {5, 70, 300, true, true, false, 1},
-                            {33, 65, 257, false, true, true, 2},
-                            {20, 9, 1000, true, false, true, 2},
-                            {4, 64, 64, false, false, true, 1}};
+// the few-columns path; m <= 32 with 5 groups: private B per task; few
+// columns and k >= 4 * 1008 on 2 threads: the wrap rule's pieces of k
+// (integer_kind.cpp, split_k_pieces), the last instruction partial, int4
+// unpacked (odd index) and packed (even).
+const EdgeShape kEdges[] = {{67, 143, 600, false, false, true, 2}, {5, 70, 300, true, true, false, 1},
+                            {33, 65, 257, false, true, true, 2},   {20, 9, 1000, true, false, true, 2},
+                            {4, 64, 64, false, false, true, 1},    {6, 9, 4040, true, false, false, 2},
+                            {7, 13, 4100, false, true, true, 2}};
 
 }  // namespace
 
