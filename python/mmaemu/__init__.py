@@ -192,6 +192,16 @@ def _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit, narrow_
             "narrow_subnormals_normalize": narrow_subnormals_normalize or None}
 
 
+def _integer_route(name, input, b_format, output, saturate, scaled_given):
+    """b's integer input when input is an integer one (tile() and dot() then call
+    their integer entries), else None, refusing saturate= on floating-point inputs."""
+    if isinstance(input, str) and input in _INT_INPUTS:
+        return _integer_args(name, input, b_format, output, scaled_given)
+    if saturate is not None:
+        raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
+    return None
+
+
 def tile(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=None, a_format=None,
          b_format=None, scale_format="ue8m0", block_size=None, unit="auto", narrow_subnormals_normalize=False,
          saturate=None):
@@ -218,13 +228,11 @@ def tile(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb
     wrapping modulo 2^32, or with saturate=True clamping (.satfinite; refused
     where the unit has none).
     """
-    if isinstance(input, str) and input in _INT_INPUTS:
-        b_input = _integer_args("tile", input, b_format, output,
-                                _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
-                                                   narrow_subnormals_normalize))
+    b_input = _integer_route("tile", input, b_format, output, saturate,
+                             _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
+                                                narrow_subnormals_normalize))
+    if b_input is not None:
         return _mmaemu.tile_int(model, a, b, c, input, b_input, bool(saturate), threads)
-    if saturate is not None:
-        raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
     output = "fp32" if output is None else output
     if a_format is not None or block_size is not None or sa is not None:
         if a_format is None:
@@ -258,13 +266,11 @@ def dot(model, a, b, c=None, *, input=None, output=None, threads=0, sa=None, sb=
     int32; returns int32, wrapping, or with saturate=True clamping
     (.satfinite; refused where the unit has none).
     """
-    if isinstance(input, str) and input in _INT_INPUTS:
-        b_input = _integer_args("dot", input, b_format, output,
-                                _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
-                                                   narrow_subnormals_normalize))
+    b_input = _integer_route("dot", input, b_format, output, saturate,
+                             _scaled_args_given(sa, sb, a_format, block_size, scale_format, unit,
+                                                narrow_subnormals_normalize))
+    if b_input is not None:
         return _mmaemu.dot_int(model, a, b, c, input, b_input, bool(saturate), threads)
-    if saturate is not None:
-        raise ValueError("saturate applies to the integer inputs (int8, uint8, int4, uint4) only")
     output = "fp32" if output is None else output
     if a_format is not None or block_size is not None or sa is not None:
         if a_format is None:

@@ -243,9 +243,9 @@ constexpr std::size_t kPiecesPerThread = 16;
 
 // The pieces to cut k into; 0: run the steps nest as it is.
 std::size_t split_k_pieces(const GemmCall& g) {
-  const std::size_t threads = static_cast<std::size_t>(std::max(g.threads, 1)), groups = (g.n + L - 1) / L;
-  const bool few_columns = g.m <= nest::kMC && g.m > 1 && groups < threads;  // run_steps_nest's rule
-  if (g.row.overflow != IntOverflow::wrap || threads < 2 || !few_columns) return 0;
+  const std::size_t threads = static_cast<std::size_t>(std::max(g.threads, 1));
+  if (g.row.overflow != IntOverflow::wrap || threads < 2 || g.m == 0 || !few_columns_shape(g.m, g.n, g.threads))
+    return 0;
   const std::size_t pieces = std::min(kPiecesPerThread * threads, g.k / kKFewColumns);
   return pieces >= 2 * threads ? pieces : 0;
 }

@@ -309,6 +309,14 @@ void run_panel_few_columns(const MacroArgs& g, const K& kind, const Plan& sp, Bu
 
 }  // namespace nest
 
+/// At most kMC rows, not one, and fewer lane groups than threads: the shapes
+/// run_steps_nest runs as its few-columns pipeline (m = 1 or a lane group
+/// per thread: private B per task).
+inline bool few_columns_shape(std::size_t m, std::size_t n, int threads) {
+  const std::size_t groups = (n + nest::L - 1) / nest::L;
+  return m <= nest::kMC && m != 1 && groups < static_cast<std::size_t>(threads);
+}
+
 /// The steps loop nest on plug-in `kind`. At most kMC rows and a lane group
 /// per thread: private B per task. Else per N panel, B shared per chunk, or
 /// with at most kMC rows and fewer lane groups than threads the few-columns
@@ -318,9 +326,8 @@ void run_steps_nest(const MacroArgs& g, const K& kind) {
   using namespace nest;
   Plan sp{};
   sp.step = kind.step;
-  const std::size_t groups = (g.n + L - 1) / L;
-  const bool private_b = g.m <= kMC && (groups >= static_cast<std::size_t>(g.threads) || g.m == 1);
-  const bool few_columns = g.m <= kMC && !private_b;
+  const bool few_columns = few_columns_shape(g.m, g.n, g.threads);
+  const bool private_b = g.m <= kMC && !few_columns;
   sp.KC = std::max<std::size_t>(1, (few_columns ? kKFewColumns : kKTarget) / kind.kc_unit) * kind.kc_unit;
   sp.mc = few_columns ? rows_per_thread(g.m, g.threads) : kMC;
   sp.NC = panel_columns(g, kind, std::min(sp.KC, (g.k + sp.step - 1) / sp.step * sp.step));
